@@ -1,0 +1,111 @@
+// swift-tools-version:6.2
+// Countersign: a self-hosted proof-of-delivery service.
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "countersign",
+    platforms: [.macOS(.v14)],
+    products: [
+        .executable(name: "countersign", targets: ["countersign"]),
+        .library(name: "SignatureKit", targets: ["SignatureKit"]),
+        .library(name: "Raster", targets: ["Raster"]),
+        .library(name: "PNG", targets: ["PNG"]),
+        .library(name: "Postgres", targets: ["Postgres"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        // MARK: Signature engine (pure Swift, no I/O)
+        .target(name: "SignatureKit", swiftSettings: strict),
+        .target(name: "Raster", swiftSettings: strict),
+
+        // MARK: PNG through libpng
+        .systemLibrary(
+            name: "CLibPNG",
+            pkgConfig: "libpng",
+            providers: [.apt(["libpng-dev"])]
+        ),
+        .target(name: "PNGShim", dependencies: ["CLibPNG"]),
+        .target(name: "PNG", dependencies: ["CLibPNG", "PNGShim"], swiftSettings: strict),
+
+        // MARK: Signature -> pixels/SVG glue
+        .target(name: "SignatureRender", dependencies: ["SignatureKit", "Raster", "PNG"], swiftSettings: strict),
+
+        // MARK: PostgreSQL through libpq
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
+        .target(
+            name: "Postgres",
+            dependencies: [
+                "CLibPQ",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // MARK: Service
+        .target(
+            name: "ProofStore",
+            dependencies: [
+                "Postgres",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "ProofAPI",
+            dependencies: [
+                "ProofStore", "Postgres", "SignatureKit", "SignatureRender",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "countersign",
+            dependencies: [
+                "ProofAPI", "ProofStore", "Postgres", "SignatureKit", "SignatureRender",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+
+        // MARK: Tests
+        .testTarget(name: "SignatureKitTests", dependencies: ["SignatureKit"], swiftSettings: strict),
+        .testTarget(name: "RasterTests", dependencies: ["Raster"], swiftSettings: strict),
+        .testTarget(name: "PNGTests", dependencies: ["PNG"], swiftSettings: strict),
+        .testTarget(name: "SignatureRenderTests", dependencies: ["SignatureRender", "SignatureKit", "Raster", "PNG"], swiftSettings: strict),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres"], swiftSettings: strict),
+        .testTarget(name: "ProofStoreTests", dependencies: ["ProofStore", "Postgres"], swiftSettings: strict),
+        .testTarget(
+            name: "ProofAPITests",
+            dependencies: [
+                "ProofAPI", "ProofStore", "Postgres",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ],
+            swiftSettings: strict
+        ),
+    ]
+)
