@@ -36,12 +36,15 @@ enum Corpus {
 }
 
 /// Runs `body` and returns the `InkError` it threw, or `nil` when it did not throw.
-func inkError<T>(_ body: () throws(InkError) -> T) -> InkError? {
+func inkError<T>(_ body: () throws -> T) -> InkError? {
     do {
         _ = try body()
         return nil
-    } catch {
+    } catch let error as InkError {
         return error
+    } catch {
+        Issue.record("unexpected non-InkError \(error)")
+        return nil
     }
 }
 
