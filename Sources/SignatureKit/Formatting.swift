@@ -13,51 +13,67 @@ enum Formatting {
 
     static let scales: [Double] = [1, 10, 100, 1000, 10000, 100000, 1000000]
 
+    /// Most bytes ``write(_:decimals:to:)`` produces: sign, 13 integer digits, point, 6 decimals.
+    static let maxLength = 21
+
     /// Appends the fixed representation of `v` to `out` (see ``fixed(_:decimals:)``).
+    @inline(__always)
     static func append(_ v: Double, decimals: Int, to out: inout [UInt8]) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buf in
+            let n = write(v, decimals: decimals, to: buf.baseAddress!)
+            out.append(contentsOf: UnsafeBufferPointer(start: buf.baseAddress!, count: n))
+        }
+    }
+
+    /// Writes the fixed representation of `v` at `p` (at most ``maxLength`` bytes) and returns
+    /// the number of bytes written.
+    @inline(__always)
+    static func write(_ v: Double, decimals: Int, to p: UnsafeMutablePointer<UInt8>) -> Int {
         let d = Swift.min(Swift.max(decimals, 0), 6)
         var x = v.isFinite ? v : 0
         x = Swift.min(Swift.max(x, -maxMagnitude), maxMagnitude)
         let scaled = (x * scales[d]).rounded(.toNearestOrAwayFromZero)
         var n = Int64(scaled)
         if n == 0 {
-            out.append(UInt8(ascii: "0"))
-            return
+            p[0] = UInt8(ascii: "0")
+            return 1
         }
+        var count = 0
         if n < 0 {
-            out.append(UInt8(ascii: "-"))
+            p[0] = UInt8(ascii: "-")
+            count = 1
             n = -n
         }
-        let unit = Int64(scales[d])
-        var intPart = n / unit
-        var frac = n % unit
-        // Integer digits.
-        var digits: (UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                     UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8) =
-            (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        withUnsafeMutableBytes(of: &digits) { buf in
-            repeat {
-                buf[count] = UInt8(intPart % 10) + 48
-                intPart /= 10
-                count += 1
-            } while intPart > 0
-            while count > 0 {
-                count -= 1
-                out.append(buf[count])
-            }
-        }
-        if frac == 0 { return }
+        // Drop trailing fractional zeros, then write every digit backwards (fraction, point,
+        // integer part) and reverse in place: only constant divisors.
         var places = d
-        while frac % 10 == 0 {
-            frac /= 10
+        while places > 0 && n % 10 == 0 {
+            n /= 10
             places -= 1
         }
-        out.append(UInt8(ascii: "."))
-        var div = Int64(scales[places - 1])
-        while div > 0 {
-            out.append(UInt8((frac / div) % 10) + 48)
-            div /= 10
+        let first = count
+        for _ in 0..<places {
+            p[count] = UInt8(truncatingIfNeeded: n % 10) &+ 48
+            n /= 10
+            count += 1
         }
+        if places > 0 {
+            p[count] = UInt8(ascii: ".")
+            count += 1
+        }
+        repeat {
+            p[count] = UInt8(truncatingIfNeeded: n % 10) &+ 48
+            n /= 10
+            count += 1
+        } while n > 0
+        var lo = first, hi = count - 1
+        while lo < hi {
+            let t = p[lo]
+            p[lo] = p[hi]
+            p[hi] = t
+            lo += 1
+            hi -= 1
+        }
+        return count
     }
 }

@@ -15,34 +15,50 @@ public enum InkSerializer {
 
     /// The canonical JSON bytes of `doc`.
     public static func serialize(_ doc: InkDocument) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(64 + doc.pointCount * 24)
-        out.append(contentsOf: #"{"format":"countersign.ink/v1","canvas":{"width":"#.utf8)
-        Formatting.append(doc.canvas.width, decimals: coordinateDecimals, to: &out)
-        out.append(contentsOf: #","height":"#.utf8)
-        Formatting.append(doc.canvas.height, decimals: coordinateDecimals, to: &out)
-        out.append(contentsOf: #"},"strokes":["#.utf8)
-        for (si, stroke) in doc.strokes.enumerated() {
-            if si > 0 { out.append(UInt8(ascii: ",")) }
-            out.append(UInt8(ascii: "["))
-            for (pi, p) in stroke.points.enumerated() {
-                if pi > 0 { out.append(UInt8(ascii: ",")) }
-                out.append(UInt8(ascii: "["))
-                Formatting.append(p.x, decimals: coordinateDecimals, to: &out)
-                out.append(UInt8(ascii: ","))
-                Formatting.append(p.y, decimals: coordinateDecimals, to: &out)
-                out.append(UInt8(ascii: ","))
-                Formatting.append(p.t, decimals: coordinateDecimals, to: &out)
-                if let pr = p.pressure {
-                    out.append(UInt8(ascii: ","))
-                    Formatting.append(pr, decimals: pressureDecimals, to: &out)
-                }
-                out.append(UInt8(ascii: "]"))
+        let numberBytes = Formatting.maxLength + 1
+        let capacity = 96 + doc.strokes.count * 3 + doc.pointCount * (4 * numberBytes + 3)
+        return [UInt8](unsafeUninitializedCapacity: capacity) { buf, initialized in
+            let p = buf.baseAddress!
+            var n = 0
+            @inline(__always) func put(_ s: StaticString) {
+                let c = s.utf8CodeUnitCount
+                (p + n).update(from: s.utf8Start, count: c)
+                n += c
             }
-            out.append(UInt8(ascii: "]"))
+            @inline(__always) func byte(_ b: UInt8) {
+                p[n] = b
+                n += 1
+            }
+            @inline(__always) func number(_ v: Double, _ decimals: Int) {
+                n += Formatting.write(v, decimals: decimals, to: p + n)
+            }
+            put(#"{"format":"countersign.ink/v1","canvas":{"width":"#)
+            number(doc.canvas.width, coordinateDecimals)
+            put(#","height":"#)
+            number(doc.canvas.height, coordinateDecimals)
+            put(#"},"strokes":["#)
+            for (si, stroke) in doc.strokes.enumerated() {
+                if si > 0 { byte(UInt8(ascii: ",")) }
+                byte(UInt8(ascii: "["))
+                for (pi, pt) in stroke.points.enumerated() {
+                    if pi > 0 { byte(UInt8(ascii: ",")) }
+                    byte(UInt8(ascii: "["))
+                    number(pt.x, coordinateDecimals)
+                    byte(UInt8(ascii: ","))
+                    number(pt.y, coordinateDecimals)
+                    byte(UInt8(ascii: ","))
+                    number(pt.t, coordinateDecimals)
+                    if let pr = pt.pressure {
+                        byte(UInt8(ascii: ","))
+                        number(pr, pressureDecimals)
+                    }
+                    byte(UInt8(ascii: "]"))
+                }
+                byte(UInt8(ascii: "]"))
+            }
+            put("]}")
+            initialized = n
         }
-        out.append(contentsOf: "]}".utf8)
-        return out
     }
 
     /// The canonical JSON as a string.

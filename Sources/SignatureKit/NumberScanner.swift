@@ -38,50 +38,37 @@ enum NumberScanner {
         } else if !json && p[j] == UInt8(ascii: "+") {
             j += 1
         }
+        // Every digit (leading zeros included) goes into the mantissa; more than 19 digits
+        // may overflow it, and such numbers take the exact slow path below.
         var mantissa: UInt64 = 0
-        var significant = 0      // significant digits accumulated into mantissa
         var exp10 = 0
-        var truncated = false
-        var intDigits = 0
         // Integer part.
         if json {
             guard j < end else { return .invalid }
-            if p[j] == UInt8(ascii: "0") {
-                j += 1
-                intDigits = 1
-                if j < end && p[j] &- 48 < 10 { return .invalid }  // leading zero
-            }
+            if p[j] == UInt8(ascii: "0") && j + 1 < end && p[j + 1] &- 48 < 10 { return .invalid }  // leading zero
         }
         while j < end {
             let d = p[j] &- 48
             if d >= 10 { break }
-            if significant < 19 {
-                mantissa = mantissa &* 10 &+ UInt64(d)
-                if mantissa != 0 { significant += 1 }
-            } else {
-                exp10 += 1
-                if d != 0 { truncated = true }
-            }
-            intDigits += 1
+            mantissa = mantissa &* 10 &+ UInt64(d)
             j += 1
         }
+        let intDigits = j - i - (negative || (!json && p[i] == UInt8(ascii: "+")) ? 1 : 0)
+        var digits = intDigits
         var fracDigits = 0
         if j < end && p[j] == UInt8(ascii: ".") {
             j += 1
+            let fracStart = j
             while j < end {
                 let d = p[j] &- 48
                 if d >= 10 { break }
-                if significant < 19 {
-                    mantissa = mantissa &* 10 &+ UInt64(d)
-                    if mantissa != 0 { significant += 1 }
-                    exp10 -= 1
-                } else if d != 0 {
-                    truncated = true
-                }
-                fracDigits += 1
+                mantissa = mantissa &* 10 &+ UInt64(d)
                 j += 1
             }
+            fracDigits = j - fracStart
             if json && fracDigits == 0 { return .invalid }
+            digits += fracDigits
+            exp10 = -fracDigits
         }
         if intDigits == 0 && fracDigits == 0 { return .invalid }
         if j < end && (p[j] == UInt8(ascii: "e") || p[j] == UInt8(ascii: "E")) {
@@ -92,23 +79,22 @@ enum NumberScanner {
                 j += 1
             }
             var e = 0
-            var expDigits = 0
+            let expStart = j
             while j < end {
                 let d = p[j] &- 48
                 if d >= 10 { break }
                 if e < 100_000 { e = e * 10 + Int(d) }
-                expDigits += 1
                 j += 1
             }
-            if expDigits == 0 { return .invalid }
+            if j == expStart { return .invalid }
             exp10 += expNegative ? -e : e
         }
         if j - start > maxTokenLength { return .invalid }
         i = j
-        if mantissa == 0 {
+        if mantissa == 0 && digits <= 19 {
             return .value(negative ? -0.0 : 0.0)
         }
-        if !truncated && mantissa <= (1 << 53) && exp10 >= -22 && exp10 <= 22 {
+        if digits <= 19 && mantissa <= (1 << 53) && exp10 >= -22 && exp10 <= 22 {
             var v = Double(mantissa)
             if exp10 >= 0 { v *= powersOfTen[exp10] } else { v /= powersOfTen[-exp10] }
             return .value(negative ? -v : v)
