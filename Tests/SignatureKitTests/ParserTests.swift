@@ -199,3 +199,24 @@ struct OtherFormatTests {
         #expect(InkFormatKind(rawValue: "svc") == .svc2004)
     }
 }
+
+@Suite("Locating the ink member in a request body")
+struct MemberLocatorTests {
+    @Test("finds the value range, which parses as ink; reports absent, duplicate and malformed bodies")
+    func locate() throws {
+        let ink = InkSerializer.string(syntheticDocument(strokes: 2, perStroke: 10))
+        let body = Array(#"{"ref":"A-17","meta":{"ink":"not this one"},"ink":  "# .utf8) + Array(ink.utf8) + Array(#" ,"n":[1,2]}"#.utf8)
+        let range = try #require(try JSONMemberLocator.range(ofMember: "ink", in: body))
+        #expect(Array(body[range]) == Array(ink.utf8))
+        let doc = try InkParser().parse(body[range], format: .ink)
+        #expect(doc.pointCount == 20)
+        // Works on a slice too: indices are those of the slice's base array.
+        let padded = [UInt8](repeating: 0x20, count: 5) + body
+        let r2 = try #require(try JSONMemberLocator.range(ofMember: "ink", in: padded[5...]))
+        #expect(r2 == (range.lowerBound + 5)..<(range.upperBound + 5))
+        #expect(try JSONMemberLocator.range(ofMember: "signature", in: body) == nil)
+        #expect(inkError { try JSONMemberLocator.range(ofMember: "ink", in: Array(#"{"ink":1,"ink":2}"#.utf8)) }?.code == .duplicateField)
+        #expect(inkError { try JSONMemberLocator.range(ofMember: "ink", in: Array(#"{"ink":[1,2}"#.utf8)) }?.code == .invalidJSON)
+        #expect(inkError { try JSONMemberLocator.range(ofMember: "ink", in: Array("[]".utf8)) }?.code == .invalidJSON)
+    }
+}
