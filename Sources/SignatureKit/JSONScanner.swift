@@ -72,8 +72,11 @@ struct JSONScanner {
     mutating func readNumber(stroke: Int? = nil, point: Int? = nil, what: String) throws(InkError) -> Double {
         let start = pos
         guard pos < end, p[pos] == UInt8(ascii: "-") || p[pos] &- 48 < 10 else {
-            throw InkError(.wrongType, "\(what) must be a number, found \(describeByte(at: pos))",
-                           stroke: stroke, point: point, offset: pos)
+            if pos < end, JSONScanner.startsValue(p[pos]) {
+                throw InkError(.wrongType, "\(what) must be a number, found \(describeByte(at: pos))",
+                               stroke: stroke, point: point, offset: pos)
+            }
+            throw error("expected a number for \(what), found \(describeByte(at: pos))")
         }
         switch NumberScanner.scan(p, &pos, end, json: true) {
         case .value(let v):
@@ -123,6 +126,16 @@ struct JSONScanner {
             pos += 1
         }
         throw error("unterminated string", at: start - 1)
+    }
+
+    /// Whether `c` can start a JSON value other than a number.
+    static func startsValue(_ c: UInt8) -> Bool {
+        switch c {
+        case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "\""), UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+            return true
+        default:
+            return false
+        }
     }
 
     static func hexValue(_ c: UInt8) -> UInt32? {

@@ -70,7 +70,7 @@ enum NumberScanner {
             digits += fracDigits
             exp10 = -fracDigits
         }
-        if intDigits == 0 && fracDigits == 0 { return .invalid }
+        if intDigits == 0 && (json || fracDigits == 0) { return .invalid }
         if j < end && (p[j] == UInt8(ascii: "e") || p[j] == UInt8(ascii: "E")) {
             j += 1
             var expNegative = false

@@ -134,6 +134,10 @@ struct ValidationTests {
         #expect(inkError { try InkParser().parse(deep) }?.code == .wrongType)
         let longDigits = "{\(canvas),\"strokes\":[[[" + String(repeating: "9", count: 5000) + ",1,1]]]}"
         #expect(inkError { try InkParser().parse(longDigits) }?.code == .invalidJSON)
+        for bad in ["-.5", "1.", "1e", "--1", "+1", "0x10", "1.5.5"] {
+            let text = "{\(canvas),\"strokes\":[[\(pts(11)),[\(bad),100,200]]]}"
+            #expect(inkError { try InkParser().parse(text) }?.code == .invalidJSON, "\(bad)")
+        }
         let hugeExp = "{\(canvas),\"strokes\":[[[1e99999999999999999999,1,1]]]}"
         #expect(inkError { try InkParser().parse(hugeExp) }?.code == .notFinite)
         let tinyExp = "{\(canvas),\"strokes\":[[\(pts(11)),[1e-99999999999,100,200]]]}"
