@@ -12,10 +12,6 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "countersign", targets: ["countersign"]),
-        .library(name: "SignatureKit", targets: ["SignatureKit"]),
-        .library(name: "Raster", targets: ["Raster"]),
-        .library(name: "PNG", targets: ["PNG"]),
-        .library(name: "Postgres", targets: ["Postgres"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),

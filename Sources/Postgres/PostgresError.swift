@@ -1,0 +1,125 @@
+import CLibPQ
+
+/// A failure reported by PostgreSQL, libpq or the connection pool.
+///
+/// Every error from libpq is turned into one of these, carrying the server's (or libpq's)
+/// message and, when the server sent one, its SQLSTATE code.
+public struct PostgresError: Error, Sendable, CustomStringConvertible {
+    /// What kind of failure this is; derived from the SQLSTATE where there is one.
+    public enum Kind: String, Sendable, Equatable {
+        /// The URL could not be understood.
+        case invalidConfiguration
+        /// A new connection could not be established.
+        case connectionFailed
+        /// An established connection broke (server restart, network failure).
+        case connectionLost
+        /// SQLSTATE 23505.
+        case uniqueViolation
+        /// SQLSTATE 23503.
+        case foreignKeyViolation
+        /// SQLSTATE 23502.
+        case notNullViolation
+        /// SQLSTATE 23514.
+        case checkViolation
+        /// SQLSTATE 40001.
+        case serializationFailure
+        /// SQLSTATE 40P01.
+        case deadlockDetected
+        /// SQLSTATE 57014 (statement timeout or cancel).
+        case queryCanceled
+        /// SQLSTATE class 57 other than 57014 (e.g. the server is shutting down).
+        case serverUnavailable
+        /// Any other error the server reported for a statement.
+        case queryFailed
+        /// A value could not be decoded into the requested Swift type.
+        case decodingFailed
+        /// No connection became free within the acquire timeout.
+        case poolTimeout
+        /// The pool is shut down.
+        case poolClosed
+    }
+
+    /// The kind of failure.
+    public var kind: Kind
+    /// Five-character SQLSTATE, when the server sent one.
+    public var sqlState: String?
+    /// The primary message (from the server or libpq), without trailing newlines.
+    public var message: String
+    /// The server's DETAIL field, if any.
+    public var detail: String?
+    /// The constraint involved, for integrity violations.
+    public var constraint: String?
+
+    /// Creates an error.
+    public init(_ kind: Kind, message: String, sqlState: String? = nil, detail: String? = nil, constraint: String? = nil) {
+        self.kind = kind
+        self.message = message
+        self.sqlState = sqlState
+        self.detail = detail
+        self.constraint = constraint
+    }
+
+    /// True when retrying on a fresh connection may succeed (the database went away or is restarting).
+    public var isTransient: Bool {
+        switch kind {
+        case .connectionFailed, .connectionLost, .serverUnavailable, .poolTimeout: return true
+        default: return false
+        }
+    }
+
+    public var description: String {
+        var text = "PostgreSQL \(kind.rawValue)"
+        if let sqlState { text += " [\(sqlState)]" }
+        text += ": \(message)"
+        if let detail { text += " (\(detail))" }
+        return text
+    }
+
+    /// Maps a SQLSTATE to a kind.
+    static func kind(forSQLState state: String) -> Kind {
+        switch state {
+        case "23505": return .uniqueViolation
+        case "23503": return .foreignKeyViolation
+        case "23502": return .notNullViolation
+        case "23514": return .checkViolation
+        case "40001": return .serializationFailure
+        case "40P01": return .deadlockDetected
+        case "57014": return .queryCanceled
+        default:
+            if state.hasPrefix("08") { return .connectionLost }
+            if state.hasPrefix("57") { return .serverUnavailable }
+            return .queryFailed
+        }
+    }
+
+    /// Builds an error from a failed result, or from the connection when libpq gave no result.
+    static func from(result: OpaquePointer?, connection: OpaquePointer) -> PostgresError {
+        let connectionBroken = PQstatus(connection) != CONNECTION_OK
+        guard let result else {
+            return PostgresError(connectionBroken ? .connectionLost : .queryFailed,
+                                 message: lastMessage(of: connection))
+        }
+        func field(_ code: Int32) -> String? {
+            guard let pointer = PQresultErrorField(result, code) else { return nil }
+            return String(cString: pointer)
+        }
+        let state = field(Int32(UInt8(ascii: "C")))  // PG_DIAG_SQLSTATE
+        var message = field(Int32(UInt8(ascii: "M"))) ?? trimmed(String(cString: PQresultErrorMessage(result)))
+        if message.isEmpty { message = lastMessage(of: connection) }
+        var kind = state.map(kind(forSQLState:)) ?? .queryFailed
+        if connectionBroken { kind = .connectionLost }
+        return PostgresError(kind, message: message, sqlState: state,
+                             detail: field(Int32(UInt8(ascii: "D"))),
+                             constraint: field(Int32(UInt8(ascii: "n"))))
+    }
+
+    static func lastMessage(of connection: OpaquePointer) -> String {
+        trimmed(String(cString: PQerrorMessage(connection)))
+    }
+
+    static func trimmed(_ text: String) -> String {
+        var text = Substring(text)
+        while let last = text.last, last.isWhitespace { text = text.dropLast() }
+        return String(text)
+    }
+}

@@ -1,0 +1,50 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Postgres
+import Testing
+
+/// Where the test PostgreSQL is: `make test` exports these; without them database tests are skipped.
+enum TestDatabase {
+    /// App-role URL of a fresh test database (`TEST_DATABASE_URL`).
+    static let url = ProcessInfo.processInfo.environment["TEST_DATABASE_URL"]
+    /// Superuser URL of the same database (`TEST_DATABASE_ADMIN_URL`).
+    static let adminURL = ProcessInfo.processInfo.environment["TEST_DATABASE_ADMIN_URL"]
+    /// Script controlling the local cluster (`COUNTERSIGN_PGCTL`, i.e. scripts/pg.sh).
+    static let control = ProcessInfo.processInfo.environment["COUNTERSIGN_PGCTL"]
+
+    static var isConfigured: Bool { url != nil }
+    static let skipReason: Comment = "TEST_DATABASE_URL is not set: run `make test` to start a local PostgreSQL"
+
+    static func client(poolSize: Int = 4, acquireTimeout: Duration = .seconds(10)) -> PostgresClient {
+        PostgresClient(configuration: PostgresConfiguration(url: url!, poolSize: poolSize, acquireTimeout: acquireTimeout))
+    }
+
+    /// Runs `body` with a fresh client and always shuts the client down afterwards.
+    static func withClient<T>(poolSize: Int = 4, acquireTimeout: Duration = .seconds(10),
+                              _ body: (PostgresClient) async throws -> T) async throws -> T {
+        let client = client(poolSize: poolSize, acquireTimeout: acquireTimeout)
+        do {
+            let value = try await body(client)
+            await client.shutdown()
+            return value
+        } catch {
+            await client.shutdown()
+            throw error
+        }
+    }
+
+    /// Runs `scripts/pg.sh ARGS` to completion (posix_spawn + waitpid: Foundation's `Process`
+    /// can miss the child's exit when waited on from a concurrency thread).
+    static func runControl(_ arguments: String...) throws {
+        let argv = ([control!] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, control!, nil, nil, argv, environ)
+        guard spawned == 0 else { throw PostgresError(.queryFailed, message: "cannot run pg.sh: errno \(spawned)") }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        guard status == 0 else { throw PostgresError(.queryFailed, message: "pg.sh \(arguments) failed with status \(status)") }
+    }
+}

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Local PostgreSQL cluster for development and tests, kept under .data/ in the repository.
+#
+#   scripts/pg.sh start        create the cluster if missing, start it if not running
+#   scripts/pg.sh stop         stop it (fast shutdown) if running
+#   scripts/pg.sh restart      stop then start (used by the outage tests)
+#   scripts/pg.sh status       exit 0 when running
+#   scripts/pg.sh createdb DB [--fresh]   create database DB owned by the app role
+#   scripts/pg.sh url DB       print the app role's URL for DB
+#   scripts/pg.sh admin-url DB print the superuser's URL for DB
+#
+# PostgreSQL refuses to run as root: when we are root the cluster belongs to the unprivileged
+# `postgres` system user (created by Debian's postgresql package).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+PORT="${COUNTERSIGN_PG_PORT:-5544}"
+DATA_ROOT="${COUNTERSIGN_PG_DIR:-$ROOT/.data}"
+APP_ROLE=countersign
+
+pg_bin() {
+    local dir
+    dir="$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)"
+    [ -n "$dir" ] || { echo "pg.sh: PostgreSQL server binaries not found (apt-get install postgresql)" >&2; exit 1; }
+    echo "$dir"
+}
+
+as_owner() {
+    if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+# When root, the postgres user must be able to reach the data folder; if a parent directory is
+# closed to it (a checkout under /root, say), keep the cluster in /var/tmp and link it from .data.
+prepare_dirs() {
+    mkdir -p "$DATA_ROOT"
+    if [ "$(id -u)" = 0 ]; then
+        id postgres >/dev/null 2>&1 || { echo "pg.sh: no 'postgres' user; install Debian's postgresql package" >&2; exit 1; }
+        if ! runuser -u postgres -- test -x "$DATA_ROOT"; then
+            local alt="/var/tmp/countersign-pg-$(echo -n "$DATA_ROOT" | sha256sum | cut -c1-12)"
+            mkdir -p "$alt"
+            [ -L "$DATA_ROOT/pg" ] || ln -sfn "$alt/pg" "$DATA_ROOT/pg"
+            [ -L "$DATA_ROOT/run" ] || ln -sfn "$alt/run" "$DATA_ROOT/run"
+            mkdir -p "$alt/pg" "$alt/run"
+            chown postgres: "$alt" "$alt/pg" "$alt/run"
+        fi
+        mkdir -p "$DATA_ROOT/pg" "$DATA_ROOT/run"
+        chown postgres: "$(readlink -f "$DATA_ROOT/pg")" "$(readlink -f "$DATA_ROOT/run")"
+    else
+        mkdir -p "$DATA_ROOT/pg" "$DATA_ROOT/run"
+    fi
+    chmod 700 "$(readlink -f "$DATA_ROOT/pg")"
+}
+
+PGDATA_DIR() { echo "$DATA_ROOT/pg"; }
+SOCKET_DIR() { readlink -f "$DATA_ROOT/run"; }
+
+is_running() {
+    [ -f "$(PGDATA_DIR)/PG_VERSION" ] || return 1
+    as_owner "$(pg_bin)/pg_ctl" -D "$(PGDATA_DIR)" status >/dev/null 2>&1
+}
+
+psql_admin() {
+    export PGOPTIONS="-c client_min_messages=warning"
+    local db="$1"; shift
+    as_owner psql -X -q -v ON_ERROR_STOP=1 -h "$(SOCKET_DIR)" -p "$PORT" -U postgres -d "$db" "$@"
+}
+
+cmd_start() {
+    prepare_dirs
+    local bin; bin="$(pg_bin)"
+    if [ ! -f "$(PGDATA_DIR)/PG_VERSION" ]; then
+        echo "pg.sh: creating a PostgreSQL cluster in $(PGDATA_DIR)"
+        as_owner "$bin/initdb" -D "$(PGDATA_DIR)" -U postgres --auth=trust --encoding=UTF8 --locale=C.UTF-8 >/dev/null
+    fi
+    if is_running; then return 0; fi
+    echo "pg.sh: starting PostgreSQL on 127.0.0.1:$PORT (socket in $(SOCKET_DIR))"
+    as_owner "$bin/pg_ctl" -D "$(PGDATA_DIR)" -l "$(PGDATA_DIR)/server.log" -w -t 30 start \
+        -o "-c listen_addresses=127.0.0.1 -p $PORT -k $(SOCKET_DIR) -c max_connections=200 -c fsync=${COUNTERSIGN_PG_FSYNC:-on}" >/dev/null
+    psql_admin postgres -c "DO \$\$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$APP_ROLE') THEN CREATE ROLE $APP_ROLE LOGIN CREATEDB; END IF; END \$\$;"
+}
+
+cmd_stop() {
+    if is_running; then
+        echo "pg.sh: stopping PostgreSQL"
+        as_owner "$(pg_bin)/pg_ctl" -D "$(PGDATA_DIR)" -m fast -w -t 60 stop >/dev/null
+    fi
+}
+
+cmd_createdb() {
+    local db="$1" fresh="${2:-}"
+    if [ "$fresh" = "--fresh" ]; then
+        psql_admin postgres -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)"
+    fi
+    if [ -z "$(psql_admin postgres -tAc "SELECT 1 FROM pg_database WHERE datname = '$db'")" ]; then
+        psql_admin postgres -c "CREATE DATABASE \"$db\" OWNER $APP_ROLE"
+    fi
+}
+
+case "${1:-}" in
+    start) cmd_start ;;
+    stop) cmd_stop ;;
+    restart) cmd_stop; cmd_start ;;
+    status) is_running ;;
+    createdb) shift; cmd_createdb "$@" ;;
+    url) echo "postgres://$APP_ROLE@127.0.0.1:$PORT/${2:-countersign}" ;;
+    admin-url) echo "postgres://postgres@127.0.0.1:$PORT/${2:-countersign}" ;;
+    socket-dir) SOCKET_DIR ;;
+    *) echo "usage: scripts/pg.sh start|stop|restart|status|createdb DB [--fresh]|url DB|admin-url DB|socket-dir" >&2; exit 2 ;;
+esac
