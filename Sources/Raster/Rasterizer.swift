@@ -17,7 +17,7 @@
 /// left are projected onto x = 0 (which keeps their winding contribution exact); curves whose
 /// control polygon lies entirely outside are not flattened at all.
 ///
-/// Memory: one `Float` accumulator cell per pixel (+2 per row) and two `Int32` per row,
+/// Memory: one `Float` accumulator cell per pixel (+2 per row) and one flag per 16 cells,
 /// allocated once in `init`; filling and resolving never allocate.
 public struct Rasterizer: Sendable {
     /// Image width in pixels.
@@ -31,9 +31,13 @@ public struct Rasterizer: Sendable {
     public static let maxDimension = 1 << 15
 
     private let stride: Int
+    /// Blocks of `Cells.blockSize` cells per row in `dirty`.
+    private let blocksPerRow: Int
     private var acc: [Float]
-    private var rowMin: [Int32]
-    private var rowMax: [Int32]
+    /// One flag per block of cells: non-zero when some cell of the block may be non-zero.
+    /// Resolving skips clean blocks (the winding is constant across them) and clearing
+    /// zeroes only dirty ones.
+    private var dirty: [UInt8]
 
     /// Creates a rasteriser for a `width` × `height` image; both must be in `1...maxDimension`.
     public init(width: Int, height: Int) {
@@ -42,9 +46,9 @@ public struct Rasterizer: Sendable {
         self.width = width
         self.height = height
         self.stride = width + 2
+        self.blocksPerRow = (width + 2 + Cells.blockSize - 1) >> Cells.blockShift
         self.acc = [Float](repeating: 0, count: (width + 2) * height)
-        self.rowMin = [Int32](repeating: Int32.max, count: height)
-        self.rowMax = [Int32](repeating: -1, count: height)
+        self.dirty = [UInt8](repeating: 0, count: blocksPerRow * height)
     }
 
     /// Adds the filled interior of `path` (non-zero rule) to the accumulated coverage.
@@ -52,18 +56,16 @@ public struct Rasterizer: Sendable {
     /// Several paths filled in turn combine as one non-zero fill of all their subpaths.
     public mutating func fill(_ path: Path) {
         if path.verbs.isEmpty { return }
-        let w = width, h = height, stride = stride
+        let w = width, h = height, stride = stride, bpr = blocksPerRow
         let tol = Float(max(tolerance, 1e-4))
         acc.withUnsafeMutableBufferPointer { a in
-            rowMin.withUnsafeMutableBufferPointer { rmin in
-                rowMax.withUnsafeMutableBufferPointer { rmax in
-                    path.verbs.withUnsafeBufferPointer { verbs in
-                        path.coords.withUnsafeBufferPointer { c in
-                            let cells = Cells(
-                                acc: a.baseAddress!, rowMin: rmin.baseAddress!, rowMax: rmax.baseAddress!,
-                                stride: stride, w: Float(w), h: Float(h))
-                            cells.run(verbs: verbs, coords: c, tolerance: tol)
-                        }
+            dirty.withUnsafeMutableBufferPointer { d in
+                path.verbs.withUnsafeBufferPointer { verbs in
+                    path.coords.withUnsafeBufferPointer { c in
+                        let cells = Cells(
+                            acc: a.baseAddress!, dirty: d.baseAddress!, blocksPerRow: bpr,
+                            stride: stride, w: Float(w), h: Float(h))
+                        cells.run(verbs: verbs, coords: c, tolerance: tol)
                     }
                 }
             }
@@ -73,45 +75,72 @@ public struct Rasterizer: Sendable {
     /// The coverage of everything filled so far: `width * height` bytes, row-major,
     /// 0 = empty, 255 = fully covered.
     public func coverage() -> [UInt8] {
-        var out = [UInt8](repeating: 0, count: width * height)
-        writeCoverage(into: &out)
-        return out
+        [UInt8](unsafeUninitializedCapacity: width * height) { buf, count in
+            resolve(into: buf.baseAddress!)
+            count = width * height
+        }
     }
 
     /// Writes the coverage into `out`, which must hold exactly `width * height` bytes
     /// (every byte is written). Lets a caller reuse its buffer.
     public func writeCoverage(into out: inout [UInt8]) {
         precondition(out.count == width * height, "coverage buffer has the wrong size")
-        let w = width, stride = stride
-        out.withUnsafeMutableBufferPointer { o in
-            acc.withUnsafeBufferPointer { a in
-                rowMin.withUnsafeBufferPointer { rmin in
-                    rowMax.withUnsafeBufferPointer { rmax in
-                        let dst = o.baseAddress!, src = a.baseAddress!
-                        for y in 0..<height {
-                            let orow = dst + y * w
-                            let arow = src + y * stride
-                            let lo = Int(rmin[y]), hi = Int(rmax[y])
-                            if lo > hi {
-                                orow.update(repeating: 0, count: w)
+        out.withUnsafeMutableBufferPointer { resolve(into: $0.baseAddress!) }
+    }
+
+    /// Prefix-sums every row into 8-bit coverage. Clean blocks are filled with the running
+    /// winding (almost always 0) without reading their cells; dirty blocks are summed four
+    /// cells at a time so the loop-carried dependency is one add per four pixels.
+    private func resolve(into dst: UnsafeMutablePointer<UInt8>) {
+        let w = width, stride = stride, bpr = blocksPerRow
+        acc.withUnsafeBufferPointer { a in
+            dirty.withUnsafeBufferPointer { d in
+                let src = a.baseAddress!, flags = d.baseAddress!
+                for y in 0..<height {
+                    let orow = dst + y * w
+                    let arow = src + y * stride
+                    let frow = flags + y * bpr
+                    var s: Float = 0
+                    var b = 0
+                    while b < bpr {
+                        let x0 = b << Cells.blockShift
+                        if x0 >= w { break }
+                        let x1 = min(x0 + Cells.blockSize, w)
+                        if frow[b] == 0 {
+                            // Merge a run of clean blocks into one fill.
+                            var e = b + 1
+                            while e < bpr && frow[e] == 0 && (e << Cells.blockShift) < w { e += 1 }
+                            let xe = min(e << Cells.blockShift, w)
+                            (orow + x0).update(repeating: Cells.byte(s), count: xe - x0)
+                            b = e
+                            continue
+                        }
+                        var x = x0
+                        while x + 4 <= x1 {
+                            let c0 = arow[x], c1 = arow[x + 1], c2 = arow[x + 2], c3 = arow[x + 3]
+                            if (c0.bitPattern | c1.bitPattern | c2.bitPattern | c3.bitPattern) & 0x7FFF_FFFF == 0 {
+                                // Four untouched cells: constant winding.
+                                let v = UInt32(Cells.byte(s)) &* 0x0101_0101
+                                UnsafeMutableRawPointer(orow + x).storeBytes(of: v, as: UInt32.self)
+                                x += 4
                                 continue
                             }
-                            let start = min(lo, w)
-                            if start > 0 { orow.update(repeating: 0, count: start) }
-                            let end = min(hi, w - 1)
-                            var s: Float = 0
-                            var x = start
-                            while x <= end {
-                                s += arow[x]
-                                orow[x] = Cells.byte(s)
-                                x += 1
-                            }
-                            if x < w {
-                                // Beyond the last touched cell the winding stays constant
-                                // (non-zero only when geometry continues past the right edge).
-                                orow.advanced(by: x).update(repeating: Cells.byte(s), count: w - x)
-                            }
+                            let p1 = c0 + c1
+                            let p3 = p1 + (c2 + c3)
+                            let s0 = s + c0, s1 = s + p1, s2 = s1 + c2, s3 = s + p3
+                            orow[x] = Cells.byte(s0)
+                            orow[x + 1] = Cells.byte(s1)
+                            orow[x + 2] = Cells.byte(s2)
+                            orow[x + 3] = Cells.byte(s3)
+                            s = s3
+                            x += 4
                         }
+                        while x < x1 {
+                            s += arow[x]
+                            orow[x] = Cells.byte(s)
+                            x += 1
+                        }
+                        b += 1
                     }
                 }
             }
@@ -120,13 +149,17 @@ public struct Rasterizer: Sendable {
 
     /// Forgets everything filled so far (clears only the touched cells).
     public mutating func clear() {
-        let stride = stride
+        let stride = stride, bpr = blocksPerRow
         acc.withUnsafeMutableBufferPointer { a in
-            for y in 0..<height where rowMin[y] <= rowMax[y] {
-                let lo = Int(rowMin[y]), hi = Int(rowMax[y])
-                (a.baseAddress! + y * stride + lo).update(repeating: 0, count: hi - lo + 1)
-                rowMin[y] = Int32.max
-                rowMax[y] = -1
+            dirty.withUnsafeMutableBufferPointer { d in
+                for y in 0..<height {
+                    for b in 0..<bpr where d[y * bpr + b] != 0 {
+                        let x0 = b << Cells.blockShift
+                        let n = min(Cells.blockSize, stride - x0)
+                        (a.baseAddress! + y * stride + x0).update(repeating: 0, count: n)
+                        d[y * bpr + b] = 0
+                    }
+                }
             }
         }
     }
@@ -135,11 +168,14 @@ public struct Rasterizer: Sendable {
 /// Raw view of the accumulation buffers used while filling.
 struct Cells {
     let acc: UnsafeMutablePointer<Float>
-    let rowMin: UnsafeMutablePointer<Int32>
-    let rowMax: UnsafeMutablePointer<Int32>
+    let dirty: UnsafeMutablePointer<UInt8>
+    let blocksPerRow: Int
     let stride: Int
     let w: Float
     let h: Float
+
+    static let blockShift = 4
+    static let blockSize = 1 << blockShift
 
     /// Largest number of line segments one curve is flattened into.
     static let maxCurveSegments: Float = 2048
@@ -351,9 +387,18 @@ struct Cells {
                 }
                 row[xbi] += d * am
             }
-            let lo = Int32(truncatingIfNeeded: xai), hi = Int32(truncatingIfNeeded: max(xbi, xai + 1))
-            if lo < rowMin[y] { rowMin[y] = lo }
-            if hi > rowMax[y] { rowMax[y] = hi }
+            let flags = dirty + y * blocksPerRow
+            let b0 = xai >> Cells.blockShift, b1 = (xai + 1) >> Cells.blockShift
+            flags[b0] = 1
+            flags[b1] = 1
+            if xbi > xai + 1 {
+                var b = b1 + 1
+                let bEnd = xbi >> Cells.blockShift
+                while b <= bEnd {
+                    flags[b] = 1
+                    b += 1
+                }
+            }
             x = xnext
             y += 1
         }

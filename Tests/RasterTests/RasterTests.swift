@@ -1,5 +1,5 @@
 import Testing
-@testable import Raster
+import Raster
 
 // MARK: - An exact reference: per-pixel polygon clipping (Sutherland–Hodgman) + shoelace area.
 // Exact for a simple polygon, which is what these tests feed it.

@@ -1,0 +1,163 @@
+import PNG
+import Raster
+import SignatureKit
+
+/// What lies under the ink in rendered output.
+public enum RenderBackground: String, Sendable, Equatable, CaseIterable {
+    /// No background: PNG with alpha, SVG without a background rectangle (the default).
+    case transparent
+    /// Opaque white.
+    case white
+}
+
+/// Everything that shapes a rendered signature.
+public struct RenderOptions: Sendable, Equatable {
+    /// Output size, scale, trim and margin (default: the canvas × 2).
+    public var layout: LayoutOptions
+    /// Reconstruction parameters (default: UberSignature's).
+    public var reconstruction: ReconstructionOptions
+    /// Ink colour (default black).
+    public var color: RGBColor
+    /// Background (default transparent).
+    public var background: RenderBackground
+    /// PNG encoder settings (defaults chosen by measurement, see `BENCHMARKS.md`).
+    public var png: PNGOptions
+    /// Largest number of output pixels (width × height) a PNG render may have, on top of the
+    /// per-side limits in ``LayoutOptions``. The rasteriser needs 5 bytes per pixel, so the
+    /// default 2,500,000 keeps a render's working memory under about 13 MB.
+    public var maxPixels: Int
+    /// Curve flattening tolerance in output pixels (default 0.1).
+    public var tolerance: Double
+
+    /// Creates options; every parameter has the documented default.
+    public init(
+        layout: LayoutOptions = LayoutOptions(),
+        reconstruction: ReconstructionOptions = ReconstructionOptions(),
+        color: RGBColor = .black,
+        background: RenderBackground = .transparent,
+        png: PNGOptions = .default,
+        maxPixels: Int = 2_500_000,
+        tolerance: Double = 0.1
+    ) {
+        self.layout = layout
+        self.reconstruction = reconstruction
+        self.color = color
+        self.background = background
+        self.png = png
+        self.maxPixels = maxPixels
+        self.tolerance = tolerance
+    }
+}
+
+/// A rendered PNG.
+public struct RenderedImage: Sendable, Equatable {
+    /// The PNG file.
+    public var png: [UInt8]
+    /// Width in pixels.
+    public var width: Int
+    /// Height in pixels.
+    public var height: Int
+
+    public init(png: [UInt8], width: Int, height: Int) {
+        self.png = png
+        self.width = width
+        self.height = height
+    }
+}
+
+/// Why a render failed.
+public enum RenderError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Layout/limits problem (`invalid_layout`, `output_too_large`), with SignatureKit's code.
+    case ink(InkError)
+    /// libpng failed (with libpng's message).
+    case png(PNGError)
+
+    /// One line naming the problem.
+    public var description: String {
+        switch self {
+        case .ink(let e): e.description
+        case .png(let e): "png_error: \(e.message)"
+        }
+    }
+}
+
+/// Turns an ``InkDocument`` into pixels or SVG: reconstruct → outline → layout → raster → PNG.
+public enum SignatureRenderer {
+    /// Reconstructs and lays out `ink` (the shared first half of PNG and SVG output).
+    public static func geometry(_ ink: InkDocument, options: RenderOptions = RenderOptions()) throws(RenderError) -> RenderGeometry {
+        do {
+            return try RenderGeometry(document: ink, layout: options.layout, reconstruction: options.reconstruction)
+        } catch {
+            throw .ink(error)
+        }
+    }
+
+    /// Renders `ink` to a PNG.
+    public static func renderPNG(_ ink: InkDocument, options: RenderOptions = RenderOptions()) throws(RenderError) -> RenderedImage {
+        try renderPNG(geometry(ink, options: options), options: options)
+    }
+
+    /// Renders already computed geometry to a PNG.
+    public static func renderPNG(_ geometry: RenderGeometry, options: RenderOptions = RenderOptions()) throws(RenderError) -> RenderedImage {
+        let w = geometry.layout.pixelWidth, h = geometry.layout.pixelHeight
+        try checkSize(width: w, height: h, options: options)
+        let alpha = rasterize(geometry, options: options)
+        do {
+            let png = try PNGEncoder.encode(
+                alpha: alpha, width: w, height: h, color: pngColor(options.color),
+                background: options.background == .white ? .white : .transparent, options: options.png)
+            return RenderedImage(png: png, width: w, height: h)
+        } catch {
+            throw .png(error)
+        }
+    }
+
+    /// The 8-bit coverage mask of `geometry` (`pixelWidth × pixelHeight` bytes, row-major).
+    public static func rasterize(_ geometry: RenderGeometry, options: RenderOptions = RenderOptions()) -> [UInt8] {
+        var raster = Rasterizer(width: geometry.layout.pixelWidth, height: geometry.layout.pixelHeight)
+        raster.tolerance = options.tolerance
+        raster.fill(path(geometry.outline))
+        return raster.coverage()
+    }
+
+    /// The outline as a ``Raster/Path`` (same coordinates).
+    public static func path(_ outline: Outline) -> Path {
+        var p = Path()
+        p.reserveCapacity(outline.elements.count)
+        for e in outline.elements {
+            switch e {
+            case .move(let a): p.move(a.x, a.y)
+            case .line(let a): p.line(a.x, a.y)
+            case .quad(let c, let a): p.quad(c.x, c.y, a.x, a.y)
+            case .cubic(let c1, let c2, let a): p.cubic(c1.x, c1.y, c2.x, c2.y, a.x, a.y)
+            case .close: p.close()
+            }
+        }
+        return p
+    }
+
+    /// Renders `ink` as an SVG document (same layout and outline as the PNG).
+    public static func renderSVG(_ ink: InkDocument, options: RenderOptions = RenderOptions()) throws(RenderError) -> String {
+        String(decoding: try renderSVGBytes(ink, options: options), as: UTF8.self)
+    }
+
+    /// Renders `ink` as SVG bytes (UTF-8).
+    public static func renderSVGBytes(_ ink: InkDocument, options: RenderOptions = RenderOptions()) throws(RenderError) -> [UInt8] {
+        let g = try geometry(ink, options: options)
+        return SVGWriter.svg(g, options: SVGWriter.Options(
+            color: options.color, background: options.background == .white ? .white : nil))
+    }
+
+    static func checkSize(width: Int, height: Int, options: RenderOptions) throws(RenderError) {
+        let (pixels, overflow) = width.multipliedReportingOverflow(by: height)
+        if overflow || pixels > options.maxPixels || width > Rasterizer.maxDimension || height > Rasterizer.maxDimension {
+            throw .ink(InkError(
+                .outputTooLarge,
+                "output of \(width)×\(height) pixels exceeds the maximum of \(options.maxPixels) pixels"))
+        }
+    }
+
+    static func pngColor(_ c: RGBColor) -> PNGColor {
+        PNGColor(red: c.red, green: c.green, blue: c.blue)
+    }
+}
