@@ -1,0 +1,30 @@
+import HTTPTypes
+import Hummingbird
+import Logging
+import Postgres
+
+/// Assembles the Countersign HTTP application: middleware, routes and the database pool.
+public enum CountersignApplication {
+    /// The router with every route and middleware (also what `app.test(.router)` exercises).
+    public static func router(configuration: ServiceConfiguration, database: PostgresClient, logger: Logger) -> Router<AppRequestContext> {
+        let router = Router(context: AppRequestContext.self)
+        router.add(middleware: RequestIDMiddleware())
+        router.add(middleware: AccessLogMiddleware())
+        router.add(middleware: ProblemMiddleware())
+        HealthRoutes(database: database).register(on: router)
+        APIRoutes(configuration: configuration, database: database, logger: logger).register(on: router)
+        return router
+    }
+
+    /// The application; the database client runs as one of its services and closes on shutdown.
+    public static func make(configuration: ServiceConfiguration, database: PostgresClient, logger: Logger)
+        -> some ApplicationProtocol
+    {
+        Application(
+            router: router(configuration: configuration, database: database, logger: logger),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "countersign"),
+            services: [database],
+            logger: logger
+        )
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import Logging
+
+/// Everything `countersign serve` is configured with. Each field has an environment variable
+/// (listed in the README) and a command-line flag; flags win over the environment.
+public struct ServiceConfiguration: Sendable {
+    /// Interface to bind (`HOST`, default 127.0.0.1).
+    public var host: String
+    /// TCP port (`PORT`, default 8080).
+    public var port: Int
+    /// libpq URL of the database (`DATABASE_URL`).
+    public var databaseURL: String
+    /// Log level (`LOG_LEVEL`: trace, debug, info, notice, warning, error, critical; default info).
+    public var logLevel: Logger.Level
+    /// Database connections, and threads for blocking libpq calls (`DB_POOL_SIZE`, default 10).
+    public var poolSize: Int
+    /// Largest accepted request body in bytes (`BODY_LIMIT`, default 2 MiB).
+    public var bodyLimit: Int
+    /// Apply pending migrations before serving (`MIGRATE_ON_START`, default true).
+    public var migrateOnStart: Bool
+    /// Folder of numbered SQL migrations (`MIGRATIONS_DIR`).
+    public var migrationsDirectory: String?
+    /// Folder of the web console (`PUBLIC_DIR`, default ./public).
+    public var publicDirectory: String
+
+    /// The default local development database made by `make run`.
+    public static let defaultDatabaseURL = "postgres://countersign@127.0.0.1:5544/countersign"
+
+    /// Creates a configuration.
+    public init(host: String = "127.0.0.1", port: Int = 8080, databaseURL: String = ServiceConfiguration.defaultDatabaseURL,
+                logLevel: Logger.Level = .info, poolSize: Int = 10, bodyLimit: Int = 2 << 20,
+                migrateOnStart: Bool = true, migrationsDirectory: String? = nil, publicDirectory: String = "public") {
+        self.host = host
+        self.port = port
+        self.databaseURL = databaseURL
+        self.logLevel = logLevel
+        self.poolSize = poolSize
+        self.bodyLimit = bodyLimit
+        self.migrateOnStart = migrateOnStart
+        self.migrationsDirectory = migrationsDirectory
+        self.publicDirectory = publicDirectory
+    }
+
+    /// Reads the environment; an unparsable value is an error naming the variable.
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) throws -> ServiceConfiguration {
+        var configuration = ServiceConfiguration()
+        func value(_ name: String) -> String? {
+            guard let raw = environment[name]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
+            return raw
+        }
+        func integer(_ name: String, in range: ClosedRange<Int>) throws -> Int? {
+            guard let raw = value(name) else { return nil }
+            guard let number = Int(raw), range.contains(number) else {
+                throw ConfigurationError(variable: name, value: raw, expected: "an integer in \(range.lowerBound)...\(range.upperBound)")
+            }
+            return number
+        }
+        if let host = value("HOST") { configuration.host = host }
+        if let port = try integer("PORT", in: 0...65535) { configuration.port = port }
+        if let url = value("DATABASE_URL") { configuration.databaseURL = url }
+        if let level = value("LOG_LEVEL") {
+            guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
+                throw ConfigurationError(variable: "LOG_LEVEL", value: level, expected: "trace, debug, info, notice, warning, error or critical")
+            }
+            configuration.logLevel = parsed
+        }
+        if let size = try integer("DB_POOL_SIZE", in: 1...500) { configuration.poolSize = size }
+        if let limit = try integer("BODY_LIMIT", in: 1024...(256 << 20)) { configuration.bodyLimit = limit }
+        if let flag = value("MIGRATE_ON_START") {
+            switch flag.lowercased() {
+            case "1", "true", "yes", "on": configuration.migrateOnStart = true
+            case "0", "false", "no", "off": configuration.migrateOnStart = false
+            default: throw ConfigurationError(variable: "MIGRATE_ON_START", value: flag, expected: "true or false")
+            }
+        }
+        if let directory = value("MIGRATIONS_DIR") { configuration.migrationsDirectory = directory }
+        if let directory = value("PUBLIC_DIR") { configuration.publicDirectory = directory }
+        return configuration
+    }
+}
+
+/// A configuration value that could not be used.
+public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
+    /// The environment variable or flag.
+    public var variable: String
+    /// What was given.
+    public var value: String
+    /// What is accepted.
+    public var expected: String
+
+    public var description: String { "\(variable)=\(value) is invalid: expected \(expected)" }
+}

@@ -1,0 +1,167 @@
+import ArgumentParser
+import Foundation
+import PNG
+import Raster
+import SignatureKit
+import SignatureRender
+
+/// `countersign bench`: times the render pipeline on every SVC2004 signature of the corpus at
+/// the default size (parse, reconstruct + layout, rasterise, PNG-encode, and all together),
+/// measures a render's peak memory, and can dump the pixel-space outlines for the cairo peer
+/// (`Benchmarks/cairo_fill.c`, driven by `Benchmarks/run.sh`). Build with `-c release`.
+struct BenchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Benchmark parse/reconstruct/rasterise/PNG on the SVC2004 corpus (not a test)."
+    )
+
+    @Option(help: "Corpus directory holding svc2004-task1/ and svc2004-task2/.")
+    var corpus: String = "../shared/corpus"
+
+    @Option(help: "Timed repetitions per signature.")
+    var iterations: Int = 20
+
+    @Option(help: "Write every signature's outline in output pixels to this file (for the cairo peer).")
+    var dumpOutlines: String?
+
+    func run() throws {
+        let files = svcFiles()
+        guard !files.isEmpty else {
+            FileHandle.standardError.write(Data("countersign bench: no SVC2004 files under \(corpus)\n".utf8))
+            throw ExitCode(2)
+        }
+        let inputs = try files.map { [UInt8](try Data(contentsOf: URL(fileURLWithPath: $0))) }
+        let parser = InkParser()
+        let options = RenderOptions()
+
+        var parse: [Double] = [], reconstruct: [Double] = [], raster: [Double] = []
+        var encode: [Double] = [], total: [Double] = [], pngBytes: [Int] = []
+        var points: [Int] = [], pixels: [Int] = []
+        var dump = ""
+        let clock = ContinuousClock()
+
+        // Sizes first (no rendering yet), so the memory probe below runs in a fresh heap.
+        for bytes in inputs {
+            let g = try SignatureRenderer.geometry(try parser.parse(bytes, format: .svc2004), options: options)
+            pixels.append(g.layout.pixelWidth * g.layout.pixelHeight)
+        }
+        var memoryLine = "render peak memory: not measured (needs Linux /proc/self/clear_refs)"
+        // Peak memory of one render (the largest image), as the rise of the process' RSS
+        // high-water mark (VmHWM, reset through /proc/self/clear_refs) over the RSS before it.
+        if let biggest = pixels.indices.max(by: { pixels[$0] < pixels[$1] }),
+           let before = Self.resetHighWater() {
+            let doc = try parser.parse(inputs[biggest], format: .svc2004)
+            _ = try SignatureRenderer.renderPNG(doc, options: options)
+            if let hwm = Self.status("VmHWM") {
+                memoryLine = "render peak memory (largest image, \(pixels[biggest]) px): +\((hwm - before) / 1024) KiB over \(before / 1024) KiB RSS"
+            }
+        }
+
+        pixels.removeAll()
+
+        for bytes in inputs {
+            // Untimed warm-up, and the dump.
+            let doc = try parser.parse(bytes, format: .svc2004)
+            let g = try SignatureRenderer.geometry(doc, options: options)
+            points.append(doc.pointCount)
+            pixels.append(g.layout.pixelWidth * g.layout.pixelHeight)
+            if dumpOutlines != nil { dump += Self.dump(g) }
+            _ = try SignatureRenderer.renderPNG(g, options: options)
+
+            for _ in 0..<iterations {
+                var d: InkDocument! = nil
+                var geo: RenderGeometry! = nil
+                var alpha: [UInt8] = []
+                var png: [UInt8] = []
+                let t0 = clock.now
+                d = try parser.parse(bytes, format: .svc2004)
+                let t1 = clock.now
+                geo = try SignatureRenderer.geometry(d, options: options)
+                let t2 = clock.now
+                alpha = SignatureRenderer.rasterize(geo, options: options)
+                let t3 = clock.now
+                png = try PNGEncoder.encode(
+                    alpha: alpha, width: geo.layout.pixelWidth, height: geo.layout.pixelHeight, options: options.png)
+                let t4 = clock.now
+                parse.append(Self.ms(t1 - t0))
+                reconstruct.append(Self.ms(t2 - t1))
+                raster.append(Self.ms(t3 - t2))
+                encode.append(Self.ms(t4 - t3))
+                total.append(Self.ms(t4 - t0))
+                pngBytes.append(png.count)
+            }
+        }
+
+        print("countersign bench: \(inputs.count) SVC2004 signatures × \(iterations) iterations, default size (canvas × 2)")
+        print("points per signature: median \(Self.median(points.map(Double.init))), max \(points.max()!)")
+        print("pixels per image: median \(Int(Self.median(pixels.map(Double.init)))), max \(pixels.max()!)")
+        print("PNG size: median \(Int(Self.median(pngBytes.map(Double.init)))) bytes")
+        print("stage                       median ms     p99 ms")
+        for (name, xs) in [("parse", parse), ("reconstruct+layout", reconstruct), ("rasterise", raster),
+                           ("png-encode", encode), ("total (parse..png)", total)] {
+            print(name.padding(toLength: 26, withPad: " ", startingAt: 0)
+                  + String(format: "%10.3f %10.3f", Self.median(xs), Self.percentile(xs, 0.99)))
+        }
+
+        print(memoryLine)
+
+        if let path = dumpOutlines {
+            try Data(dump.utf8).write(to: URL(fileURLWithPath: path))
+            print("outlines written to \(path)")
+        }
+    }
+
+    func svcFiles() -> [String] {
+        var out: [String] = []
+        for folder in ["svc2004-task1", "svc2004-task2"] {
+            let dir = corpus + "/" + folder
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { continue }
+            out += names.filter { $0.uppercased().hasSuffix(".TXT") }.sorted().map { dir + "/" + $0 }
+        }
+        return out
+    }
+
+    /// One outline as text: `S width height`, then one element per line (M/L/Q/C/Z), `E`.
+    static func dump(_ g: RenderGeometry) -> String {
+        var s = "S \(g.layout.pixelWidth) \(g.layout.pixelHeight)\n"
+        func p(_ q: SignatureKit.Point) -> String { "\(q.x) \(q.y)" }
+        for e in g.outline.elements {
+            switch e {
+            case .move(let a): s += "M \(p(a))\n"
+            case .line(let a): s += "L \(p(a))\n"
+            case .quad(let c, let a): s += "Q \(p(c)) \(p(a))\n"
+            case .cubic(let c1, let c2, let a): s += "C \(p(c1)) \(p(c2)) \(p(a))\n"
+            case .close: s += "Z\n"
+            }
+        }
+        return s + "E\n"
+    }
+
+    static func ms(_ d: Duration) -> Double {
+        Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+    }
+
+    static func median(_ xs: [Double]) -> Double { percentile(xs, 0.5) }
+
+    static func percentile(_ xs: [Double], _ q: Double) -> Double {
+        let s = xs.sorted()
+        return s[min(s.count - 1, Int((Double(s.count - 1) * q).rounded()))]
+    }
+
+    /// A `/proc/self/status` value in bytes (the file gives kB).
+    static func status(_ key: String) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix(key + ":") {
+            let digits = line.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+            return digits.map { $0 * 1024 }
+        }
+        return nil
+    }
+
+    /// Resets VmHWM to the current RSS (Linux) and returns that RSS.
+    static func resetHighWater() -> Int? {
+        guard FileManager.default.isWritableFile(atPath: "/proc/self/clear_refs") else { return nil }
+        try? Data("5".utf8).write(to: URL(fileURLWithPath: "/proc/self/clear_refs"))
+        return status("VmRSS")
+    }
+}

@@ -1,0 +1,49 @@
+import ArgumentParser
+import Foundation
+import Logging
+import Postgres
+import ProofAPI
+import ProofStore
+
+/// `countersign migrate`: apply pending SQL migrations.
+struct MigrateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "migrate",
+        abstract: "Apply pending database migrations, each in its own transaction."
+    )
+
+    @Option(name: .customLong("database-url"), help: "libpq URL (DATABASE_URL).") var databaseURL: String?
+    @Option(help: "Folder of numbered SQL migrations (MIGRATIONS_DIR, default ./migrations).") var migrationsDir: String?
+
+    func run() async throws {
+        let environment = try ServiceConfiguration.fromEnvironment()
+        LoggingSetup.bootstrap(level: environment.logLevel, format: .text)
+        let logger = Logger(label: "countersign.migrate")
+        let database = PostgresClient(configuration: PostgresConfiguration(url: databaseURL ?? environment.databaseURL, poolSize: 1))
+        do {
+            let applied = try await Self.migrate(database: database, directory: migrationsDir ?? environment.migrationsDirectory, logger: logger)
+            print(applied.isEmpty ? "migrations: up to date" : "migrations: applied \(applied.map(String.init).joined(separator: ", "))")
+            await database.shutdown()
+        } catch {
+            await database.shutdown()
+            throw error
+        }
+    }
+
+    /// Loads the migrations and applies them, retrying for up to `patience` while the database is starting.
+    @discardableResult
+    static func migrate(database: PostgresClient, directory: String?, logger: Logger, patience: Duration = .seconds(30)) async throws -> [Int] {
+        let folder = directory.map { URL(fileURLWithPath: $0) } ?? Migration.defaultDirectory()
+        let migrations = try Migration.load(from: folder)
+        let runner = MigrationRunner(client: database, logger: logger)
+        let deadline = ContinuousClock.now + patience
+        while true {
+            do {
+                return try await runner.migrate(migrations)
+            } catch let error as PostgresError where error.isTransient && ContinuousClock.now < deadline {
+                logger.warning("database not reachable yet; retrying migrations", metadata: ["error": "\(error)"])
+                try await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+}

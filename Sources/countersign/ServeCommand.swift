@@ -1,0 +1,63 @@
+import ArgumentParser
+import Foundation
+import Hummingbird
+import Logging
+import Postgres
+import ProofAPI
+import ProofStore
+
+/// `countersign serve`: the HTTP service.
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the Countersign API and web console.",
+        discussion: "Every option can also be set through the environment variable named in its help; options win."
+    )
+
+    @Option(help: "Interface to bind (HOST, default 127.0.0.1).") var host: String?
+    @Option(help: "TCP port (PORT, default 8080).") var port: Int?
+    @Option(name: .customLong("database-url"), help: "libpq URL (DATABASE_URL).") var databaseURL: String?
+    @Option(help: "trace|debug|info|notice|warning|error|critical (LOG_LEVEL, default info).") var logLevel: String?
+    @Option(help: "Database connections and libpq threads (DB_POOL_SIZE, default 10).") var poolSize: Int?
+    @Option(help: "Largest request body in bytes (BODY_LIMIT, default 2097152).") var bodyLimit: Int?
+    @Flag(help: "Do not apply migrations at start (MIGRATE_ON_START=false).") var noMigrate = false
+    @Option(help: "Folder of numbered SQL migrations (MIGRATIONS_DIR).") var migrationsDir: String?
+    @Option(help: "Folder of the web console (PUBLIC_DIR, default ./public).") var publicDir: String?
+
+    func run() async throws {
+        var configuration = try ServiceConfiguration.fromEnvironment()
+        if let host { configuration.host = host }
+        if let port { configuration.port = port }
+        if let databaseURL { configuration.databaseURL = databaseURL }
+        if let logLevel {
+            guard let level = Logger.Level(rawValue: logLevel.lowercased()) else {
+                throw ValidationError("--log-level must be one of trace, debug, info, notice, warning, error, critical")
+            }
+            configuration.logLevel = level
+        }
+        if let poolSize { configuration.poolSize = poolSize }
+        if let bodyLimit { configuration.bodyLimit = bodyLimit }
+        if noMigrate { configuration.migrateOnStart = false }
+        if let migrationsDir { configuration.migrationsDirectory = migrationsDir }
+        if let publicDir { configuration.publicDirectory = publicDir }
+
+        LoggingSetup.bootstrap(level: configuration.logLevel)
+        var logger = Logger(label: "countersign")
+        logger.logLevel = configuration.logLevel
+
+        let database = PostgresClient(
+            configuration: PostgresConfiguration(url: configuration.databaseURL, poolSize: configuration.poolSize),
+            logger: Logger(label: "countersign.postgres"))
+        if configuration.migrateOnStart {
+            do {
+                try await MigrateCommand.migrate(database: database, directory: configuration.migrationsDirectory, logger: logger)
+            } catch {
+                await database.shutdown()
+                throw error
+            }
+        }
+        let app = CountersignApplication.make(configuration: configuration, database: database, logger: logger)
+        logger.info("countersign listening", metadata: ["url": "http://\(configuration.host):\(configuration.port)"])
+        try await app.runService()
+    }
+}
