@@ -95,11 +95,12 @@ let package = Package(
         .testTarget(name: "PNGTests", dependencies: ["PNG"], swiftSettings: strict),
         .testTarget(name: "SignatureRenderTests", dependencies: ["SignatureRender", "SignatureKit", "Raster", "PNG"], swiftSettings: strict),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"], swiftSettings: strict),
-        .testTarget(name: "ProofStoreTests", dependencies: ["ProofStore", "Postgres"], swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["Postgres", "ProofStore"], path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(name: "ProofStoreTests", dependencies: ["ProofStore", "Postgres", "TestSupport"], swiftSettings: strict),
         .testTarget(
             name: "ProofAPITests",
             dependencies: [
-                "ProofAPI", "ProofStore", "Postgres",
+                "ProofAPI", "ProofStore", "Postgres", "TestSupport",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],

@@ -1,0 +1,93 @@
+import Foundation
+import Postgres
+import ProofStore
+
+/// A throwaway PostgreSQL database for one test or suite, created on the server `make test` started.
+///
+/// Tests run in parallel; each scratch database isolates its test's rows and schema. It is
+/// migrated with the repository's `migrations/` unless asked not to, and dropped by `drop()`.
+public struct ScratchDatabase: Sendable {
+    /// App-role URL of the scratch database.
+    public let url: String
+    /// Superuser URL of the scratch database.
+    public let adminURL: String?
+    /// Its name.
+    public let name: String
+
+    /// `TEST_DATABASE_URL`: app-role URL of the test database made by `make test`.
+    public static let baseURL = ProcessInfo.processInfo.environment["TEST_DATABASE_URL"]
+    /// `TEST_DATABASE_ADMIN_URL`: superuser URL of the same server.
+    public static let baseAdminURL = ProcessInfo.processInfo.environment["TEST_DATABASE_ADMIN_URL"]
+    /// True when a test server is configured.
+    public static var isAvailable: Bool { baseURL != nil }
+    /// Why database tests are skipped when it is not.
+    public static let unavailableReason = "TEST_DATABASE_URL is not set: run `make test`, which starts a local PostgreSQL"
+
+    /// The repository's `migrations/` folder.
+    public static let migrationsDirectory: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("migrations")
+
+    /// Creates and (by default) migrates a new database named `prefix_<random>`.
+    public static func create(prefix: String = "scratch", migrate: Bool = true) async throws -> ScratchDatabase {
+        guard let baseURL else { throw PostgresError(.invalidConfiguration, message: unavailableReason) }
+        let name = "\(prefix)_\(UInt64.random(in: 0...UInt64.max) % 1_000_000_000_000)".lowercased()
+        let maintenance = PostgresClient(configuration: PostgresConfiguration(url: replacingDatabase(in: baseURL, with: "postgres"), poolSize: 1))
+        do {
+            try await maintenance.query("CREATE DATABASE \(name)")
+            await maintenance.shutdown()
+        } catch {
+            await maintenance.shutdown()
+            throw error
+        }
+        let scratch = ScratchDatabase(url: replacingDatabase(in: baseURL, with: name),
+                                      adminURL: baseAdminURL.map { replacingDatabase(in: $0, with: name) }, name: name)
+        if migrate {
+            let client = scratch.client(poolSize: 1)
+            do {
+                try await MigrationRunner(client: client).migrate(try Migration.load(from: migrationsDirectory))
+                await client.shutdown()
+            } catch {
+                await client.shutdown()
+                throw error
+            }
+        }
+        return scratch
+    }
+
+    /// A new client on the scratch database (the caller shuts it down).
+    public func client(poolSize: Int = 4) -> PostgresClient {
+        PostgresClient(configuration: PostgresConfiguration(url: url, poolSize: poolSize, acquireTimeout: .seconds(30)))
+    }
+
+    /// Drops the database, disconnecting anyone still on it.
+    public func drop() async {
+        guard let baseURL = Self.baseURL else { return }
+        let maintenance = PostgresClient(configuration: PostgresConfiguration(url: Self.replacingDatabase(in: baseURL, with: "postgres"), poolSize: 1))
+        _ = try? await maintenance.query("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+        await maintenance.shutdown()
+    }
+
+    /// Runs `body` with a fresh migrated database and a client on it; drops both afterwards.
+    public static func with<T: Sendable>(prefix: String = "scratch", poolSize: Int = 4,
+                                         _ body: (ScratchDatabase, PostgresClient) async throws -> T) async throws -> T {
+        let scratch = try await create(prefix: prefix)
+        let client = scratch.client(poolSize: poolSize)
+        do {
+            let value = try await body(scratch, client)
+            await client.shutdown()
+            await scratch.drop()
+            return value
+        } catch {
+            await client.shutdown()
+            await scratch.drop()
+            throw error
+        }
+    }
+
+    static func replacingDatabase(in url: String, with database: String) -> String {
+        guard var components = URLComponents(string: url) else { return url }
+        components.path = "/" + database
+        return components.string ?? url
+    }
+}
