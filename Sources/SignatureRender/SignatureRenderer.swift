@@ -1,6 +1,7 @@
 import PNG
 import Raster
 import SignatureKit
+import Synchronization
 
 /// What lies under the ink in rendered output.
 public enum RenderBackground: String, Sendable, Equatable, CaseIterable {
@@ -114,11 +115,21 @@ public enum SignatureRenderer {
 
     /// The 8-bit coverage mask of `geometry` (`pixelWidth × pixelHeight` bytes, row-major).
     public static func rasterize(_ geometry: RenderGeometry, options: RenderOptions = RenderOptions()) -> [UInt8] {
-        var raster = Rasterizer(width: geometry.layout.pixelWidth, height: geometry.layout.pixelHeight)
+        let w = geometry.layout.pixelWidth, h = geometry.layout.pixelHeight
+        // Reuse a cached accumulator when one is free: skips zeroing and page-faulting
+        // 4 bytes per pixel on every render. Concurrent renders each get their own.
+        var raster = spare.withLock { $0.take() } ?? Rasterizer(width: w, height: h)
+        raster.reset(width: w, height: h)
         raster.tolerance = options.tolerance
         raster.fill(path(geometry.outline))
-        return raster.coverage()
+        let coverage = raster.takeCoverage()
+        spare.withLock { $0 = raster }
+        return coverage
     }
+
+    /// One cleared rasteriser kept between renders (its buffers stay at the largest size used,
+    /// at most `maxPixels` × 4 bytes).
+    private static let spare = Mutex<Rasterizer?>(nil)
 
     /// The outline as a ``Raster/Path`` (same coordinates).
     public static func path(_ outline: Outline) -> Path {

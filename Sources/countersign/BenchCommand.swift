@@ -21,11 +21,14 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Timed repetitions per signature.")
     var iterations: Int = 20
 
+    @Option(help: "Use only every Nth signature (1 = all).")
+    var every: Int = 1
+
     @Option(help: "Write every signature's outline in output pixels to this file (for the cairo peer).")
     var dumpOutlines: String?
 
     func run() throws {
-        let files = svcFiles()
+        let files = svcFiles().enumerated().filter { $0.offset % max(1, every) == 0 }.map(\.element)
         guard !files.isEmpty else {
             FileHandle.standardError.write(Data("countersign bench: no SVC2004 files under \(corpus)\n".utf8))
             throw ExitCode(2)

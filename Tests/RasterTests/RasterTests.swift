@@ -268,6 +268,28 @@ private struct SplitMix {
         #expect(abs(sum - area(fine)) < 3)
     }
 
+    @Test func takeCoverageClearsAndResetReuses() {
+        var r = Rasterizer(width: 33, height: 9)  // width + 2 spills into an extra flag block
+        var a = Path()
+        a.rect(x: 1.5, y: 1.25, width: 40, height: 5)  // runs past the right edge
+        a.rect(x: 20.3, y: 0, width: 3, height: 9)
+        r.fill(a)
+        let expected = r.coverage()
+        #expect(r.takeCoverage() == expected)
+        #expect(r.coverage().allSatisfy { $0 == 0 }, "takeCoverage leaves nothing behind")
+        r.fill(a)
+        #expect(r.takeCoverage() == expected)
+        // Different sizes through the same buffers give what a fresh rasteriser gives.
+        for (w, h) in [(64, 20), (10, 30), (33, 9)] {
+            r.reset(width: w, height: h)
+            r.fill(a)
+            var fresh = Rasterizer(width: w, height: h)
+            fresh.fill(a)
+            #expect(r.width == w && r.height == h)
+            #expect(r.takeCoverage() == fresh.coverage(), "\(w)x\(h)")
+        }
+    }
+
     @Test func clearAndReuse() {
         var r = Rasterizer(width: 20, height: 10)
         var a = Path()
