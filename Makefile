@@ -1,0 +1,47 @@
+# Countersign. The two commands for a fresh Debian machine are `make run` and `make test`.
+SHELL := /bin/bash
+PG := scripts/pg.sh
+PORT ?= 8080
+HOST ?= 127.0.0.1
+DATABASE ?= countersign
+
+.PHONY: run test deps build release migrate serve db-start db-stop db-url clean-data clean bench
+
+## run: install what is missing, start PostgreSQL under .data/, migrate, build release, serve
+run: deps db-start release
+	@$(PG) createdb $(DATABASE)
+	@DATABASE_URL="$$($(PG) url $(DATABASE))" .build/release/countersign migrate
+	@echo "Countersign is serving on http://$(HOST):$(PORT)  (Ctrl-C stops it; 'make db-stop' stops PostgreSQL)"
+	@DATABASE_URL="$$($(PG) url $(DATABASE))" HOST=$(HOST) PORT=$(PORT) exec .build/release/countersign serve
+
+## test: the whole suite against a fresh test database; stops the cluster if it started it
+test: deps
+	@scripts/test.sh
+
+deps:
+	@scripts/deps.sh
+
+build:
+	swift build
+
+release:
+	swift build -c release --product countersign
+
+migrate: deps db-start release
+	@$(PG) createdb $(DATABASE)
+	DATABASE_URL="$$($(PG) url $(DATABASE))" .build/release/countersign migrate
+
+db-start:
+	@$(PG) start
+
+db-stop:
+	@$(PG) stop
+
+db-url:
+	@$(PG) url $(DATABASE)
+
+clean-data: db-stop
+	rm -rf .data
+
+clean:
+	rm -rf .build test-output

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# `make test`: a fresh test database on the local cluster, every test, then the cluster stopped
+# again if this script started it. Fails on any compiler warning in our own code.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+PG=scripts/pg.sh
+started=0
+if ! $PG status; then
+    $PG start
+    started=1
+fi
+cleanup() {
+    if [ "$started" = 1 ]; then $PG stop || true; fi
+}
+trap cleanup EXIT
+
+$PG createdb countersign_test --fresh
+export TEST_DATABASE_URL="$($PG url countersign_test)"
+export TEST_DATABASE_ADMIN_URL="$($PG admin-url countersign_test)"
+export TEST_DATABASE_SOCKET_DIR="$($PG socket-dir)"
+export COUNTERSIGN_PGCTL="$PWD/scripts/pg.sh"
+mkdir -p test-output
+
+echo "test: building (debug, with tests)"
+swift build --build-tests 2>&1 | tee test-output/build.log | grep -E "error|warning: |Compiling|Build" | grep -v "^warning: '" || true
+if [ "${PIPESTATUS[0]}" != 0 ] || grep -q "error:" test-output/build.log; then
+    echo "test: build failed (test-output/build.log)" >&2
+    exit 1
+fi
+ours="$(grep -E "^$PWD/(Sources|Tests)/.*: warning: " test-output/build.log | sort -u || true)"
+if [ -n "$ours" ]; then
+    echo "$ours" >&2
+    echo "test: compiler warnings in our code" >&2
+    exit 1
+fi
+
+# Everything but the suites that stop and start the shared server, in parallel...
+swift test --skip-build --skip DatabaseOutage
+# ...then those, alone.
+swift test --skip-build --filter DatabaseOutage
