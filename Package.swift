@@ -57,6 +57,13 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: gzip request bodies through zlib
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+
         // MARK: Service
         .target(
             name: "ProofStore",
@@ -70,7 +77,8 @@ let package = Package(
         .target(
             name: "ProofAPI",
             dependencies: [
-                "ProofStore", "Postgres", "SignatureKit", "SignatureRender",
+                "ProofStore", "Postgres", "SignatureKit", "SignatureRender", "CZlib",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -100,7 +108,7 @@ let package = Package(
         .testTarget(
             name: "ProofAPITests",
             dependencies: [
-                "ProofAPI", "ProofStore", "Postgres", "TestSupport",
+                "ProofAPI", "ProofStore", "Postgres", "TestSupport", "SignatureKit", "SignatureRender", "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],

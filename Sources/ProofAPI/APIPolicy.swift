@@ -1,0 +1,32 @@
+import Foundation
+
+/// Tunables of the `/v1` API that are not part of ``ServiceConfiguration``.
+public struct APIPolicy: Sendable, Equatable {
+    /// A proof further than this from the destination is flagged `outside_geofence`, and an
+    /// accuracy worse than this `poor_location_accuracy` (`GEOFENCE_RADIUS_M`, default 200).
+    public var geofenceRadiusMeters: Double
+    /// `captured_at` further ahead of the server clock than this is flagged `clock_ahead` (5 minutes).
+    public var clockAheadTolerance: TimeInterval
+    /// Largest page of `GET /v1/deliveries`.
+    public var maxPageSize: Int
+    /// Page size when `limit` is absent.
+    public var defaultPageSize: Int
+
+    /// Creates a policy with the documented defaults.
+    public init(geofenceRadiusMeters: Double = 200, clockAheadTolerance: TimeInterval = 300,
+                maxPageSize: Int = 500, defaultPageSize: Int = 50) {
+        self.geofenceRadiusMeters = geofenceRadiusMeters
+        self.clockAheadTolerance = clockAheadTolerance
+        self.maxPageSize = maxPageSize
+        self.defaultPageSize = defaultPageSize
+    }
+
+    /// The defaults, with `GEOFENCE_RADIUS_M` from the environment when it is a positive number.
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> APIPolicy {
+        var policy = APIPolicy()
+        if let raw = environment["GEOFENCE_RADIUS_M"], let radius = Double(raw), radius.isFinite, radius > 0 {
+            policy.geofenceRadiusMeters = radius
+        }
+        return policy
+    }
+}

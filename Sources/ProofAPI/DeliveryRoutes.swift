@@ -1,0 +1,226 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Postgres
+import ProofStore
+
+/// `POST /v1/deliveries`, `GET /v1/deliveries/{reference}` and `GET /v1/deliveries` (search).
+struct DeliveryRoutes: Sendable {
+    let deliveries: DeliveryRepository
+    let policy: APIPolicy
+
+    /// The body of `POST /v1/deliveries`.
+    struct CreateRequest: Decodable {
+        struct Recipient: Decodable { var name: String? }
+        struct Destination: Decodable {
+            var lat: Double?
+            var lon: Double?
+        }
+        var reference: String?
+        var recipient: Recipient?
+        var address: String?
+        var destination: Destination?
+    }
+
+    func register(on group: RouterGroup<AppRequestContext>) {
+        group.post("deliveries") { request, context in try await create(request, context) }
+        group.get("deliveries") { request, context in try await list(request, context) }
+        group.get("deliveries/:reference") { _, context in try await show(context) }
+    }
+
+    /// A reference is 1 to 64 characters of letters, digits and `._:-`, starting with a letter or digit.
+    static func isValidReference(_ reference: String) -> Bool {
+        let bytes = Array(reference.utf8)
+        guard (1...64).contains(bytes.count), let first = bytes.first, isAlphanumeric(first) else { return false }
+        return bytes.allSatisfy { isAlphanumeric($0) || $0 == 0x2E || $0 == 0x5F || $0 == 0x3A || $0 == 0x2D }
+    }
+
+    static func isAlphanumeric(_ b: UInt8) -> Bool {
+        (0x30...0x39).contains(b) || (0x41...0x5A).contains(b) || (0x61...0x7A).contains(b)
+    }
+
+    /// The `{reference}` path parameter; 404 when it cannot name a delivery.
+    static func reference(_ context: AppRequestContext) throws -> String {
+        let reference = context.parameters.get("reference") ?? ""
+        guard isValidReference(reference) else {
+            throw Problem(.notFound, code: "delivery_not_found", detail: "No delivery has this reference.")
+        }
+        return reference
+    }
+
+    func create(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let actor = try context.require(.createDelivery)
+        _ = try RequestBodyReader.requireJSON(request)
+        let body = try await RequestBodyReader.collect(request, limit: 64 * 1024)
+        let input = try RequestBodyReader.decode(CreateRequest.self, from: body)
+        let draft = try Self.validate(input)
+        switch try await deliveries.create(draft, by: actor) {
+        case .created(let delivery):
+            return try JSONResponse.make(.created, DeliveryResource(delivery: delivery),
+                                         headers: [.location: DeliveryResource.path(delivery.reference)])
+        case .existing(let delivery):
+            return try JSONResponse.make(.ok, DeliveryResource(delivery: delivery),
+                                         headers: [.location: DeliveryResource.path(delivery.reference)])
+        case .conflict(let delivery):
+            throw Problem(.conflict, code: "reference_conflict",
+                          detail: "Delivery \(delivery.reference) already exists with different content.",
+                          errors: [.init(field: "/reference", message: "already used by another delivery", code: "reference_conflict")])
+        }
+    }
+
+    static func validate(_ input: CreateRequest) throws -> NewDelivery {
+        var errors: [Problem.FieldError] = []
+        let reference = input.reference ?? ""
+        if input.reference == nil {
+            errors.append(.init(field: "/reference", message: "required", code: "missing_field"))
+        } else if !isValidReference(reference) {
+            errors.append(.init(field: "/reference", message: "1 to 64 characters: letters, digits and . _ : - (starting with a letter or digit)",
+                                code: "invalid_reference"))
+        }
+        let name = input.recipient?.name?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        if input.recipient?.name == nil {
+            errors.append(.init(field: "/recipient/name", message: "required", code: "missing_field"))
+        } else if !(1...200).contains(name.count) {
+            errors.append(.init(field: "/recipient/name", message: "1 to 200 characters", code: "invalid_length"))
+        }
+        let address = input.address?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        if input.address == nil {
+            errors.append(.init(field: "/address", message: "required", code: "missing_field"))
+        } else if !(1...500).contains(address.count) {
+            errors.append(.init(field: "/address", message: "1 to 500 characters", code: "invalid_length"))
+        }
+        var destination: GeoPoint?
+        if let given = input.destination {
+            errors += validateCoordinates(lat: given.lat, lon: given.lon, at: "/destination")
+            if let lat = given.lat, let lon = given.lon, errors.isEmpty { destination = GeoPoint(lat: lat, lon: lon) }
+        }
+        guard errors.isEmpty else { throw Problem.validation("The delivery is not valid.", errors: errors) }
+        return NewDelivery(reference: reference, recipientName: name, address: address, destination: destination)
+    }
+
+    /// Latitude in -90...90 and a finite longitude (normalised later) are required together.
+    static func validateCoordinates(lat: Double?, lon: Double?, at path: String) -> [Problem.FieldError] {
+        var errors: [Problem.FieldError] = []
+        if let lat {
+            if !(lat.isFinite && (-90...90).contains(lat)) {
+                errors.append(.init(field: path + "/lat", message: "a latitude in -90...90", code: "out_of_range"))
+            }
+        } else {
+            errors.append(.init(field: path + "/lat", message: "required", code: "missing_field"))
+        }
+        if let lon {
+            if !(lon.isFinite && (-540...540).contains(lon)) {
+                errors.append(.init(field: path + "/lon", message: "a longitude in -180...180", code: "out_of_range"))
+            }
+        } else {
+            errors.append(.init(field: path + "/lon", message: "required", code: "missing_field"))
+        }
+        return errors
+    }
+
+    func show(_ context: AppRequestContext) async throws -> Response {
+        _ = try context.require(.readDelivery)
+        let reference = try Self.reference(context)
+        guard let delivery = try await deliveries.find(reference: reference) else {
+            throw Problem(.notFound, code: "delivery_not_found", detail: "No delivery has the reference \(reference).")
+        }
+        return try JSONResponse.make(.ok, DeliveryResource(delivery: delivery))
+    }
+
+    struct Page: Encodable {
+        var items: [DeliveryResource]
+        var nextCursor: String?
+        var next: String?
+        enum CodingKeys: String, CodingKey {
+            case items, next
+            case nextCursor = "next_cursor"
+        }
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(items, forKey: .items)
+            try c.encode(nextCursor, forKey: .nextCursor)
+            try c.encode(next, forKey: .next)
+        }
+    }
+
+    func list(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        _ = try context.require(.readDelivery)
+        let query = request.uri.queryParameters
+        var search = DeliverySearch(limit: policy.defaultPageSize)
+        var errors: [Problem.FieldError] = []
+        if let status = query["status"].map(String.init) {
+            if let parsed = DeliveryStatus(rawValue: status) { search.status = parsed } else {
+                errors.append(.init(field: "status", message: "pending or delivered", code: "invalid_value"))
+            }
+        }
+        for name in ["since", "until"] {
+            guard let raw = query[Substring(name)].map(String.init) else { continue }
+            do {
+                let time = try RFC3339Timestamp(parsing: raw).date
+                if name == "since" { search.since = time } else { search.until = time }
+            } catch {
+                errors.append(.init(field: name, message: "an RFC 3339 timestamp with offset", code: "invalid_timestamp"))
+            }
+        }
+        if let raw = query["bbox"].map(String.init) {
+            let parts = raw.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            if parts.count == 4, let west = parts[0], let south = parts[1], let east = parts[2], let north = parts[3],
+               (-180...180).contains(west), (-180...180).contains(east), (-90...90).contains(south), (-90...90).contains(north),
+               south <= north {
+                search.boundingBox = .init(west: west, south: south, east: east, north: north)
+            } else {
+                errors.append(.init(field: "bbox", message: "west,south,east,north in degrees (west > east crosses the 180th meridian; south <= north)",
+                                    code: "invalid_bbox"))
+            }
+        }
+        if let raw = query["near"].map(String.init) {
+            let parts = raw.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+            if parts.count == 3, let lat = parts[0], let lon = parts[1], let radius = parts[2],
+               (-90...90).contains(lat), lon.isFinite, (-540...540).contains(lon), radius > 0, radius <= 20_100_000 {
+                search.near = .init(center: GeoPoint(lat: lat, lon: lon), radiusMeters: radius)
+            } else {
+                errors.append(.init(field: "near", message: "lat,lon,radius_m (radius in metres, positive)", code: "invalid_near"))
+            }
+        }
+        if let raw = query["limit"].map(String.init) {
+            if let limit = Int(raw), (1...policy.maxPageSize).contains(limit) { search.limit = limit } else {
+                errors.append(.init(field: "limit", message: "an integer in 1...\(policy.maxPageSize)", code: "invalid_limit"))
+            }
+        }
+        if let raw = query["cursor"].map(String.init) {
+            if let seq = Self.decodeCursor(raw) { search.afterSeq = seq } else {
+                errors.append(.init(field: "cursor", message: "a next_cursor value from a previous page", code: "invalid_cursor"))
+            }
+        }
+        guard errors.isEmpty else { throw Problem.validation("The search parameters are not valid.", errors: errors) }
+        let page = try await deliveries.search(search)
+        let cursor = page.nextSeq.map(Self.encodeCursor)
+        var next: String?
+        if let cursor {
+            var items = query.filter { $0.key != "cursor" }.map { "\($0.key)=\(Self.percentEncode(String($0.value)))" }
+            items.append("cursor=\(cursor)")
+            next = "/v1/deliveries?" + items.joined(separator: "&")
+        }
+        return try JSONResponse.make(.ok, Page(items: page.deliveries.map { DeliveryResource(delivery: $0) }, nextCursor: cursor, next: next))
+    }
+
+    static func percentEncode(_ value: String) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~,:")
+        return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
+    }
+
+    /// Cursors are opaque to clients: `c1.<seq>` in base64url.
+    static func encodeCursor(_ seq: Int64) -> String {
+        Data("c1.\(seq)".utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+    }
+
+    static func decodeCursor(_ cursor: String) -> Int64? {
+        var text = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while text.count % 4 != 0 { text += "=" }
+        guard cursor.count <= 64, let data = Data(base64Encoded: text), let plain = String(data: data, encoding: .utf8),
+              plain.hasPrefix("c1."), let seq = Int64(plain.dropFirst(3)), seq > 0 else { return nil }
+        return seq
+    }
+}

@@ -1,0 +1,39 @@
+import Hummingbird
+import ProofStore
+
+/// What a route does, and which roles may do it.
+public enum Permission: Sendable {
+    /// Create deliveries: dispatcher, admin.
+    case createDelivery
+    /// Read and list deliveries: every role.
+    case readDelivery
+    /// Upload a proof: courier, dispatcher, admin.
+    case uploadProof
+    /// Read a stored proof (metadata, PNG, SVG, points): dispatcher, auditor, admin.
+    case readProof
+
+    /// The roles granted this permission.
+    public var roles: Set<Role> {
+        switch self {
+        case .createDelivery: return [.dispatcher, .admin]
+        case .readDelivery: return [.courier, .dispatcher, .auditor, .admin]
+        case .uploadProof: return [.courier, .dispatcher, .admin]
+        case .readProof: return [.dispatcher, .auditor, .admin]
+        }
+    }
+}
+
+extension AppRequestContext {
+    /// The authenticated actor when its role has `permission`; 401 without an actor, 403 otherwise.
+    public func require(_ permission: Permission) throws -> Actor {
+        guard let actor else {
+            throw Problem(.unauthorized, code: "unauthorized", detail: "An API key is required: Authorization: Bearer <token>.",
+                          headers: [.wwwAuthenticate: "Bearer"])
+        }
+        guard permission.roles.contains(actor.role) else {
+            throw Problem(.forbidden, code: "forbidden",
+                          detail: "The \(actor.role.rawValue) role may not do this; allowed: \(permission.roles.map(\.rawValue).sorted().joined(separator: ", ")).")
+        }
+        return actor
+    }
+}

@@ -1,0 +1,356 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import Postgres
+import ProofStore
+import SignatureKit
+import SignatureRender
+
+/// Proof upload (`POST .../proof`) and retrieval (metadata, PNG, SVG, original points).
+struct ProofRoutes: Sendable {
+    let proofs: ProofRepository
+    let idempotency: IdempotencyRepository
+    let policy: APIPolicy
+    let bodyLimit: Int
+    let parser: InkParser
+    let renderOptions: RenderOptions
+
+    init(database: PostgresClient, policy: APIPolicy, bodyLimit: Int) {
+        self.proofs = ProofRepository(database: database)
+        self.idempotency = IdempotencyRepository(database: database)
+        self.policy = policy
+        self.bodyLimit = bodyLimit
+        self.parser = InkParser()
+        self.renderOptions = RenderOptions()
+    }
+
+    func register(on group: RouterGroup<AppRequestContext>) {
+        group.post("deliveries/:reference/proof") { request, context in try await upload(request, context) }
+        group.get("deliveries/:reference/proof") { _, context in try await metadata(context) }
+        group.get("deliveries/:reference/proof/signature.png") { request, context in try await png(request, context) }
+        group.get("deliveries/:reference/proof/signature.svg") { request, context in try await svg(request, context) }
+        group.get("deliveries/:reference/proof/points") { request, context in try await points(request, context) }
+    }
+
+    // MARK: Upload
+
+    /// The response of a successful upload (also what an idempotent replay returns).
+    struct UploadResponse: Encodable {
+        var proofID: UUID
+        var reference: String
+        var receivedAt: Date
+        var pointsSHA256: [UInt8]
+        var pngSHA256: [UInt8]
+        var distance: Double?
+        var flags: [String]
+
+        enum CodingKeys: String, CodingKey {
+            case reference, flags, links
+            case proofID = "proof_id", receivedAt = "received_at", pointsSHA256 = "points_sha256", pngSHA256 = "png_sha256"
+            case distance = "distance_to_destination_m"
+        }
+
+        func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(proofID.uuidString.lowercased(), forKey: .proofID)
+            try c.encode(reference, forKey: .reference)
+            try c.encode(RFC3339Timestamp.format(receivedAt), forKey: .receivedAt)
+            try c.encode(pointsSHA256.hexString, forKey: .pointsSHA256)
+            try c.encode(pngSHA256.hexString, forKey: .pngSHA256)
+            try c.encode(distance.map(ProofLinks.roundMeters), forKey: .distance)
+            try c.encode(flags, forKey: .flags)
+            try c.encode(ProofLinks(reference: reference), forKey: .links)
+        }
+    }
+
+    func upload(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let actor = try context.require(.uploadProof)
+        let reference = try DeliveryRoutes.reference(context)
+        let receivedAt = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded() / 1000)
+        let contentType = try RequestBodyReader.requireJSON(request)
+        let encoding = try Self.contentEncoding(request)
+        let received = try await RequestBodyReader.collect(request, limit: bodyLimit)
+        let json: [UInt8]
+        if encoding == "gzip" {
+            do {
+                json = try GzipInflater.inflate(received, limit: bodyLimit)
+            } catch .tooLarge(let limit) {
+                throw RequestBodyReader.tooLarge(limit: limit, what: "The inflated request body")
+            } catch .invalid(let message) {
+                throw Problem.badRequest("The body is not valid gzip: \(message).", code: "invalid_gzip")
+            }
+        } else {
+            json = received
+        }
+        let bodySHA256 = Fingerprint.sha256(received)
+
+        var claimedKey: String?
+        if let key = request.headers[.idempotencyKey] {
+            guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+                throw Problem.badRequest("Idempotency-Key must be 1 to 255 visible ASCII characters.", code: "invalid_idempotency_key")
+            }
+            let fingerprint = Fingerprint.sha256(Array("POST \(request.uri.path)\n\(encoding ?? "")\n".utf8) + bodySHA256)
+            switch try await idempotency.claim(apiKeyID: actor.keyID, key: key, requestSHA256: fingerprint) {
+            case .claimed:
+                claimedKey = key
+            case .replay(let stored):
+                var headers: HTTPFields = [.idempotentReplayed: "true"]
+                if let location = stored.location { headers[.location] = location }
+                headers[.contentType] = stored.contentType
+                return Response(status: .init(code: stored.status), headers: headers,
+                                body: .init(byteBuffer: ByteBuffer(bytes: stored.body)))
+            case .inFlight:
+                throw Problem(.conflict, code: "idempotency_key_in_flight",
+                              detail: "A request with this Idempotency-Key is still being processed; retry shortly.",
+                              headers: [.retryAfterHeader: "1"])
+            case .mismatch:
+                throw Problem(.unprocessableContent, code: "idempotency_key_reused",
+                              detail: "This Idempotency-Key was already used with a different request body.",
+                              errors: [.init(field: "Idempotency-Key", message: "already used with another body", code: "idempotency_key_reused")])
+            }
+        }
+        do {
+            let response = try await store(json: json, received: received, bodySHA256: bodySHA256, contentType: contentType,
+                                            encoding: encoding, reference: reference, receivedAt: receivedAt, actor: actor,
+                                            idempotencyKey: claimedKey)
+            return response
+        } catch {
+            if let claimedKey {
+                do { try await idempotency.release(apiKeyID: actor.keyID, key: claimedKey) } catch {
+                    context.logger.warning("could not release idempotency key", metadata: ["error": "\(error)"])
+                }
+            }
+            throw error
+        }
+    }
+
+    static func contentEncoding(_ request: Request) throws -> String? {
+        guard let raw = request.headers[.contentEncoding]?.trimmingCharacters(in: .whitespaces).lowercased(), !raw.isEmpty,
+              raw != "identity" else { return nil }
+        guard raw == "gzip" || raw == "x-gzip" else {
+            throw Problem(.unsupportedMediaType, code: "unsupported_content_encoding",
+                          detail: "Content-Encoding \(raw.prefix(40)) is not supported; send gzip or nothing.")
+        }
+        return "gzip"
+    }
+
+    private func store(json: [UInt8], received: [UInt8], bodySHA256: [UInt8], contentType: String, encoding: String?,
+                       reference: String, receivedAt: Date, actor: Actor, idempotencyKey: String?) async throws -> Response {
+        let upload = try ProofUploadRequest.parse(json, parser: parser)
+        guard let state = try await proofs.deliveryState(reference: reference) else {
+            throw Problem(.notFound, code: "delivery_not_found", detail: "No delivery has the reference \(reference).")
+        }
+        if state.proofID != nil { throw Self.alreadyRecorded(reference) }
+
+        // Geofence and clock.
+        var flags: [String] = []
+        var distance: Double?
+        if let location = upload.location {
+            if let destination = state.destination {
+                distance = location.point.distance(to: destination)
+                if distance! > policy.geofenceRadiusMeters { flags.append("outside_geofence") }
+            }
+            if let accuracy = location.accuracyMeters, accuracy > policy.geofenceRadiusMeters { flags.append("poor_location_accuracy") }
+        } else {
+            flags.append("no_location")
+        }
+        if upload.capturedAt.date.timeIntervalSince(receivedAt) > policy.clockAheadTolerance { flags.append("clock_ahead") }
+
+        // Canonical ink, and the PNG rendered from exactly that (so a re-render of the stored ink matches).
+        let canonical = InkSerializer.serialize(upload.ink)
+        let image: RenderedImage
+        let stored: InkDocument
+        do {
+            stored = try parser.parse(canonical, format: .ink)
+            image = try SignatureRenderer.renderPNG(stored, options: renderOptions)
+        } catch let error as InkError {
+            throw ProofUploadRequest.inkProblem(error, member: upload.inkFormat)
+        } catch let error as RenderError {
+            if case .ink(let inkError) = error { throw ProofUploadRequest.inkProblem(inkError, member: upload.inkFormat) }
+            throw error
+        }
+        let pngSHA256 = Fingerprint.sha256(image.png)
+        let proofID = UUID()
+        let body = UploadResponse(proofID: proofID, reference: reference, receivedAt: receivedAt, pointsSHA256: bodySHA256,
+                                  pngSHA256: pngSHA256, distance: distance, flags: flags)
+        let bytes = try JSONResponse.encode(body)
+        let location = DeliveryResource.path(reference) + "/proof"
+        let proof = NewProof(
+            id: proofID, signerName: upload.signerName, capturedAt: upload.capturedAt.date,
+            capturedAtOffsetMinutes: upload.capturedAt.offsetMinutes, capturedAtText: upload.capturedAt.text, receivedAt: receivedAt,
+            location: upload.location, distanceToDestinationMeters: distance, geofenceRadiusMeters: policy.geofenceRadiusMeters,
+            flags: flags, device: upload.device, body: received, bodyContentType: contentType, bodyContentEncoding: encoding,
+            bodySHA256: bodySHA256, inkFormat: upload.inkFormat, ink: canonical, pointCount: stored.pointCount,
+            strokeCount: stored.strokes.count, png: image.png, pngSHA256: pngSHA256, pngWidth: image.width, pngHeight: image.height,
+            renderOptionsJSON: Self.renderOptionsJSON(renderOptions), algorithmVersion: SignatureReconstructor.algorithmVersion,
+            uploadedBy: actor.keyID, idempotencyKey: idempotencyKey)
+        do {
+            try await proofs.record(proof, reference: reference, idempotency: idempotencyKey.map {
+                (actor.keyID, $0, IdempotentResponse(status: 201, contentType: "application/json", location: location, body: bytes))
+            })
+        } catch ProofStoreError.deliveryNotFound {
+            throw Problem(.notFound, code: "delivery_not_found", detail: "No delivery has the reference \(reference).")
+        } catch ProofStoreError.proofAlreadyRecorded {
+            throw Self.alreadyRecorded(reference)
+        }
+        return JSONResponse.make(.created, bytes: bytes, headers: [.location: location])
+    }
+
+    static func alreadyRecorded(_ reference: String) -> Problem {
+        Problem(.conflict, code: "proof_already_recorded",
+                detail: "Delivery \(reference) already has a proof; proofs are immutable.")
+    }
+
+    /// The render parameters stored with each proof.
+    static func renderOptionsJSON(_ options: RenderOptions) -> String {
+        let layout = options.layout
+        let color = String(format: "#%02x%02x%02x", options.color.red, options.color.green, options.color.blue)
+        return """
+            {"scale":\(layout.scale),"width":\(layout.width.map(String.init) ?? "null"),"height":\(layout.height.map(String.init) ?? "null"),\
+            "trim":\(layout.trim),"margin":\(layout.margin),"color":"\(color)","background":"\(options.background.rawValue)",\
+            "tolerance":\(options.tolerance),"algorithm_version":"\(SignatureReconstructor.algorithmVersion)"}
+            """
+    }
+
+    // MARK: Retrieval
+
+    static func proofNotFound(_ reference: String) -> Problem {
+        Problem(.notFound, code: "proof_not_found", detail: "Delivery \(reference) has no proof (or does not exist).")
+    }
+
+    func metadata(_ context: AppRequestContext) async throws -> Response {
+        _ = try context.require(.readProof)
+        let reference = try DeliveryRoutes.reference(context)
+        guard let proof = try await proofs.metadata(reference: reference) else { throw Self.proofNotFound(reference) }
+        return JSONResponse.make(.ok, bytes: try ProofMetadataResource.encode(proof))
+    }
+
+    /// The SHA-256 named by `If-None-Match` when it matches `sha256` (list, weak and `*` forms accepted).
+    static func etagMatches(_ request: Request, sha256: [UInt8]) -> Bool {
+        guard let header = request.headers[.ifNoneMatch] else { return false }
+        let hex = sha256.hexString
+        for candidate in header.split(separator: ",") {
+            var tag = candidate.trimmingCharacters(in: .whitespaces)
+            if tag == "*" { return true }
+            if tag.hasPrefix("W/") { tag.removeFirst(2) }
+            if tag.trimmingCharacters(in: CharacterSet(charactersIn: "\"")) == hex { return true }
+        }
+        return false
+    }
+
+    static func firstETag(_ request: Request) -> [UInt8]? {
+        guard let header = request.headers[.ifNoneMatch] else { return nil }
+        let tag = header.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
+        let hex = Array(tag.trimmingCharacters(in: CharacterSet(charactersIn: "W/\"")).utf8)
+        guard hex.count == 64 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(32)
+        var index = 0
+        while index < 64 {
+            guard let byte = UInt8(String(decoding: hex[index..<index + 2], as: UTF8.self), radix: 16) else { return nil }
+            bytes.append(byte)
+            index += 2
+        }
+        return bytes
+    }
+
+    static func cached(_ status: HTTPResponse.Status, type: String, sha256: [UInt8], body: [UInt8]?) -> Response {
+        let headers: HTTPFields = [
+            .contentType: type, .eTag: "\"\(sha256.hexString)\"", .cacheControl: "private, max-age=31536000, immutable",
+        ]
+        return Response(status: status, headers: headers, body: body.map { .init(byteBuffer: ByteBuffer(bytes: $0)) } ?? .init())
+    }
+
+    func png(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        _ = try context.require(.readProof)
+        let reference = try DeliveryRoutes.reference(context)
+        let query = request.uri.queryParameters
+        if query["width"] != nil || query["height"] != nil {
+            var options = renderOptions
+            var errors: [Problem.FieldError] = []
+            for name in ["width", "height"] {
+                guard let raw = query[Substring(name)] else { continue }
+                if let value = Int(raw), (1...options.layout.maxPixelWidth).contains(value) {
+                    if name == "width" { options.layout.width = value } else { options.layout.height = value }
+                } else {
+                    errors.append(.init(field: name, message: "an integer in 1...\(options.layout.maxPixelWidth)", code: "invalid_size"))
+                }
+            }
+            guard errors.isEmpty else { throw Problem.validation("The image size is not valid.", errors: errors) }
+            let document = try await storedInk(reference)
+            let image: RenderedImage
+            do {
+                image = try SignatureRenderer.renderPNG(document, options: options)
+            } catch {
+                throw Problem(.unprocessableContent, code: "render_failed", detail: error.description)
+            }
+            let sha = Fingerprint.sha256(image.png)
+            if Self.etagMatches(request, sha256: sha) { return Self.cached(.notModified, type: "image/png", sha256: sha, body: nil) }
+            return Self.cached(.ok, type: "image/png", sha256: sha, body: image.png)
+        }
+        guard let stored = try await proofs.png(reference: reference, ifNoneMatch: Self.firstETag(request)) else {
+            throw Self.proofNotFound(reference)
+        }
+        if stored.bytes == nil || Self.etagMatches(request, sha256: stored.sha256) {
+            return Self.cached(.notModified, type: "image/png", sha256: stored.sha256, body: nil)
+        }
+        return Self.cached(.ok, type: "image/png", sha256: stored.sha256, body: stored.bytes)
+    }
+
+    func storedInk(_ reference: String) async throws -> InkDocument {
+        guard let stored = try await proofs.ink(reference: reference) else { throw Self.proofNotFound(reference) }
+        do {
+            return try parser.parse(stored.ink, format: .ink)
+        } catch {
+            throw Problem(.internalServerError, code: "stored_ink_unreadable", detail: "The stored ink could not be read: \(error.description)")
+        }
+    }
+
+    func svg(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        _ = try context.require(.readProof)
+        let reference = try DeliveryRoutes.reference(context)
+        let document = try await storedInk(reference)
+        let svg: [UInt8]
+        do {
+            svg = try SignatureRenderer.renderSVGBytes(document, options: renderOptions)
+        } catch {
+            throw Problem(.unprocessableContent, code: "render_failed", detail: error.description)
+        }
+        let sha = Fingerprint.sha256(svg)
+        if Self.etagMatches(request, sha256: sha) { return Self.cached(.notModified, type: "image/svg+xml", sha256: sha, body: nil) }
+        return Self.cached(.ok, type: "image/svg+xml", sha256: sha, body: svg)
+    }
+
+    func points(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        _ = try context.require(.readProof)
+        let reference = try DeliveryRoutes.reference(context)
+        if let format = request.uri.queryParameters["format"], format != "original" {
+            guard format == "inkml" else {
+                throw Problem.validation("Unknown format.", errors: [.init(field: "format", message: "original or inkml", code: "invalid_format")])
+            }
+            let document = try await storedInk(reference)
+            return Response(status: .ok, headers: [.contentType: "application/inkml+xml"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: InkMLWriter.inkml(document))))
+        }
+        guard let body = try await proofs.body(reference: reference) else { throw Self.proofNotFound(reference) }
+        var headers: HTTPFields = [
+            .contentType: body.contentType, .eTag: "\"\(body.sha256.hexString)\"", .cacheControl: "private, max-age=31536000, immutable",
+        ]
+        var bytes = body.bytes
+        if body.contentEncoding == "gzip" {
+            let accepts = request.headers[.acceptEncoding]?.lowercased().contains("gzip") ?? false
+            if accepts {
+                headers[.contentEncoding] = "gzip"
+            } else {
+                do {
+                    bytes = try GzipInflater.inflate(bytes, limit: 256 << 20)
+                } catch {
+                    throw Problem(.internalServerError, code: "stored_body_unreadable", detail: "The stored body could not be inflated.")
+                }
+            }
+        }
+        if Self.etagMatches(request, sha256: body.sha256) { return Response(status: .notModified, headers: headers) }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+}

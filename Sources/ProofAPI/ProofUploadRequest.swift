@@ -1,0 +1,161 @@
+import Foundation
+import ProofStore
+import SignatureKit
+
+/// A parsed and validated `POST /v1/deliveries/{reference}/proof` body.
+///
+/// The signature's points never go through Foundation's `JSONDecoder`: the `"ink"` or
+/// `"signature_pad"` member is located with ``JSONMemberLocator``, handed to ``InkParser`` as a
+/// byte slice, and blanked out (as `null`) before the small envelope is decoded.
+struct ProofUploadRequest: Sendable {
+    var signerName: String
+    var capturedAt: RFC3339Timestamp
+    var location: CaptureLocation?
+    var device: DeviceFacts
+    /// `ink`, `signature_pad` or `inkml`.
+    var inkFormat: String
+    var ink: InkDocument
+
+    struct Envelope: Decodable {
+        struct Signer: Decodable { var name: String? }
+        struct Location: Decodable {
+            var lat: Double?
+            var lon: Double?
+            var accuracyM: Double?
+            enum CodingKeys: String, CodingKey {
+                case lat, lon
+                case accuracyM = "accuracy_m"
+            }
+        }
+        struct Device: Decodable {
+            var id: String?
+            var model: String?
+            var os: String?
+            var app: String?
+        }
+        struct Canvas: Decodable {
+            var width: Double?
+            var height: Double?
+        }
+        var signer: Signer?
+        var capturedAt: String?
+        var location: Location?
+        var device: Device?
+        var canvas: Canvas?
+        var inkml: String?
+        enum CodingKeys: String, CodingKey {
+            case signer, location, device, canvas, inkml
+            case capturedAt = "captured_at"
+        }
+    }
+
+    /// Parses `body`; every problem is a 400 (not JSON) or 422 (with field errors) ``Problem``.
+    static func parse(_ body: [UInt8], parser: InkParser) throws -> ProofUploadRequest {
+        let inkRange: Range<Int>?
+        let padRange: Range<Int>?
+        do {
+            inkRange = try JSONMemberLocator.range(ofMember: "ink", in: body, maxDepth: parser.limits.maxNestingDepth)
+            padRange = try JSONMemberLocator.range(ofMember: "signature_pad", in: body, maxDepth: parser.limits.maxNestingDepth)
+        } catch {
+            if error.code == .duplicateField {
+                throw Problem.validation(error.message, errors: [.init(field: "/", message: error.message, code: error.code.rawValue)])
+            }
+            throw Problem.badRequest("The body is not a JSON object: \(error.message)", code: error.code.rawValue)
+        }
+        var envelopeBytes = body
+        for range in [inkRange, padRange].compactMap({ $0 }) {
+            // Same length, so the other range stays valid: `null` then spaces.
+            envelopeBytes.replaceSubrange(range, with: Array("null".utf8) + Array(repeating: 0x20, count: range.count - 4))
+        }
+        let envelope = try RequestBodyReader.decode(Envelope.self, from: envelopeBytes)
+
+        var errors: [Problem.FieldError] = []
+        let name = envelope.signer?.name?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        if envelope.signer?.name == nil {
+            errors.append(.init(field: "/signer/name", message: "required", code: "missing_field"))
+        } else if !(1...200).contains(name.count) {
+            errors.append(.init(field: "/signer/name", message: "1 to 200 characters", code: "invalid_length"))
+        }
+        var capturedAt: RFC3339Timestamp?
+        if let text = envelope.capturedAt {
+            do {
+                capturedAt = try RFC3339Timestamp(parsing: text)
+            } catch .missingOffset {
+                errors.append(.init(field: "/captured_at", message: "the timestamp must carry its UTC offset (Z or ±hh:mm)",
+                                    code: "missing_offset"))
+            } catch {
+                errors.append(.init(field: "/captured_at", message: "an RFC 3339 timestamp with offset, e.g. 2025-03-01T14:05:09+01:00",
+                                    code: "invalid_timestamp"))
+            }
+        } else {
+            errors.append(.init(field: "/captured_at", message: "required", code: "missing_field"))
+        }
+        var location: CaptureLocation?
+        if let given = envelope.location {
+            let before = errors.count
+            errors += DeliveryRoutes.validateCoordinates(lat: given.lat, lon: given.lon, at: "/location")
+            if let accuracy = given.accuracyM, !(accuracy.isFinite && accuracy >= 0 && accuracy <= 1_000_000) {
+                errors.append(.init(field: "/location/accuracy_m", message: "metres, 0 or more", code: "out_of_range"))
+            }
+            if errors.count == before, let lat = given.lat, let lon = given.lon {
+                location = CaptureLocation(point: GeoPoint(lat: lat, lon: lon), accuracyMeters: given.accuracyM)
+            }
+        }
+        var device = DeviceFacts()
+        if let given = envelope.device {
+            for (field, value) in [("id", given.id), ("model", given.model), ("os", given.os), ("app", given.app)] {
+                if let value, value.count > 200 {
+                    errors.append(.init(field: "/device/\(field)", message: "at most 200 characters", code: "invalid_length"))
+                }
+            }
+            device = DeviceFacts(id: given.id, model: given.model, os: given.os, app: given.app)
+        }
+        let carriers = [inkRange != nil ? "ink" : nil, padRange != nil ? "signature_pad" : nil, envelope.inkml != nil ? "inkml" : nil]
+            .compactMap { $0 }
+        if carriers.isEmpty {
+            errors.append(.init(field: "/ink", message: "one of ink, signature_pad or inkml is required", code: "missing_field"))
+        } else if carriers.count > 1 {
+            errors.append(.init(field: "/" + carriers[1], message: "only one of ink, signature_pad or inkml may be given",
+                                code: "conflicting_fields"))
+        }
+        var canvas: CanvasSize?
+        if carriers == ["signature_pad"] {
+            if let width = envelope.canvas?.width, let height = envelope.canvas?.height {
+                canvas = CanvasSize(width: width, height: height)
+            } else {
+                errors.append(.init(field: "/canvas", message: "signature_pad data needs the canvas {width, height} in CSS px",
+                                    code: "missing_field"))
+            }
+        }
+        guard errors.isEmpty, let capturedAt, let format = carriers.first else {
+            throw Problem.validation("The proof is not valid.", errors: errors)
+        }
+
+        let ink: InkDocument
+        do {
+            switch format {
+            case "ink": ink = try parser.parse(body[inkRange!], format: .ink)
+            case "signature_pad": ink = try parser.parse(body[padRange!], format: .signaturePad(canvas: canvas!))
+            default: ink = try parser.parse(Array((envelope.inkml ?? "").utf8), format: .inkml)
+            }
+        } catch {
+            throw inkProblem(error, member: format)
+        }
+        return ProofUploadRequest(signerName: name, capturedAt: capturedAt, location: location, device: device,
+                                  inkFormat: format, ink: ink)
+    }
+
+    /// The engine's error as a 422 naming the member, stroke and point.
+    static func inkProblem(_ error: InkError, member: String) -> Problem {
+        var field = "/" + member
+        if member == "ink", let stroke = error.stroke {
+            field += "/strokes/\(stroke)"
+            if let point = error.point { field += "/\(point)" }
+        } else if member == "signature_pad", let stroke = error.stroke {
+            field += "/\(stroke)"
+            if let point = error.point { field += "/points/\(point)" }
+        }
+        return Problem(.unprocessableContent, code: error.code.rawValue, title: "Invalid signature", detail: error.description,
+                       errors: [.init(field: field, message: error.message, code: error.code.rawValue)])
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+
+/// An RFC 3339 timestamp that must carry its UTC offset (`2025-03-01T14:05:09.250+01:00` or `...Z`).
+public struct RFC3339Timestamp: Sendable, Equatable {
+    /// The instant.
+    public var date: Date
+    /// The offset from UTC in minutes, as written.
+    public var offsetMinutes: Int
+    /// The text as given.
+    public var text: String
+
+    /// Why a timestamp was refused.
+    public enum Failure: Error, Sendable, Equatable {
+        /// Not RFC 3339 at all.
+        case malformed
+        /// Well formed but without `Z` or `±hh:mm`.
+        case missingOffset
+        /// Fields out of range (month 13, minute 61, ...).
+        case outOfRange
+    }
+
+    /// Parses `text`.
+    public init(parsing text: String) throws(Failure) {
+        let b = Array(text.utf8)
+        func digits(_ start: Int, _ count: Int) -> Int? {
+            guard start + count <= b.count else { return nil }
+            var value = 0
+            for i in start..<(start + count) {
+                guard (0x30...0x39).contains(b[i]) else { return nil }
+                value = value * 10 + Int(b[i] - 0x30)
+            }
+            return value
+        }
+        guard b.count >= 19, let year = digits(0, 4), b[4] == 0x2D, let month = digits(5, 2), b[7] == 0x2D,
+              let day = digits(8, 2), b[10] == 0x54 || b[10] == 0x74 || b[10] == 0x20,
+              let hour = digits(11, 2), b[13] == 0x3A, let minute = digits(14, 2), b[16] == 0x3A, let second = digits(17, 2)
+        else { throw .malformed }
+        var i = 19
+        var fraction = 0.0
+        if i < b.count, b[i] == 0x2E {
+            i += 1
+            var scale = 0.1
+            let start = i
+            while i < b.count, (0x30...0x39).contains(b[i]) {
+                fraction += Double(b[i] - 0x30) * scale
+                scale /= 10
+                i += 1
+            }
+            guard i > start, i - start <= 9 else { throw .malformed }
+        }
+        var offset = 0
+        if i == b.count { throw .missingOffset }
+        switch b[i] {
+        case 0x5A, 0x7A:
+            i += 1
+        case 0x2B, 0x2D:
+            guard let oh = digits(i + 1, 2), i + 3 < b.count, b[i + 3] == 0x3A, let om = digits(i + 4, 2), oh <= 18, om < 60 else {
+                throw .malformed
+            }
+            offset = (oh * 60 + om) * (b[i] == 0x2D ? -1 : 1)
+            i += 6
+        default:
+            throw .malformed
+        }
+        guard i == b.count else { throw .malformed }
+        guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second <= 60 else { throw .outOfRange }
+        var components = DateComponents()
+        components.calendar = Calendar(identifier: .gregorian)
+        components.timeZone = TimeZone(secondsFromGMT: 0)
+        components.year = year
+        components.month = month
+        components.day = day
+        components.hour = hour
+        components.minute = minute
+        components.second = min(second, 59)
+        guard components.isValidDate, let base = components.date else { throw .outOfRange }
+        self.date = base.addingTimeInterval(fraction - Double(offset * 60) + (second == 60 ? 1 : 0))
+        self.offsetMinutes = offset
+        self.text = text
+    }
+
+    /// `date` as RFC 3339 in UTC with milliseconds, e.g. `2025-03-01T13:05:09.250Z`.
+    public static func format(_ date: Date) -> String {
+        let millis = (date.timeIntervalSince1970 * 1000).rounded()
+        let rounded = Date(timeIntervalSince1970: millis / 1000)
+        return rounded.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+
+    /// `date` shown at `offsetMinutes` from UTC, e.g. `2025-03-01T14:05:09.250+01:00`.
+    public static func format(_ date: Date, offsetMinutes: Int) -> String {
+        guard offsetMinutes != 0, let zone = TimeZone(secondsFromGMT: offsetMinutes * 60) else { return format(date) }
+        let millis = (date.timeIntervalSince1970 * 1000).rounded()
+        let rounded = Date(timeIntervalSince1970: millis / 1000)
+        return rounded.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: zone))
+    }
+}

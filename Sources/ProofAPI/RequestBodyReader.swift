@@ -1,0 +1,70 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// Reads request bodies with a byte limit (413 beyond it) and decodes small JSON envelopes.
+enum RequestBodyReader {
+    /// The whole body, refusing more than `limit` bytes (checked against `Content-Length` first).
+    static func collect(_ request: Request, limit: Int) async throws -> [UInt8] {
+        if let declared = request.headers[.contentLength].flatMap(Int.init), declared > limit {
+            throw tooLarge(limit: limit)
+        }
+        do {
+            var buffer = try await request.body.collect(upTo: limit)
+            return buffer.readBytes(length: buffer.readableBytes) ?? []
+        } catch is NIOTooManyBytesError {
+            throw tooLarge(limit: limit)
+        }
+    }
+
+    static func tooLarge(limit: Int, what: String = "The request body") -> Problem {
+        Problem(.contentTooLarge, code: "body_too_large", detail: "\(what) exceeds the limit of \(limit) bytes.")
+    }
+
+    /// Refuses bodies that are not JSON (415); a missing `Content-Type` is taken as JSON.
+    static func requireJSON(_ request: Request) throws -> String {
+        guard let type = request.headers[.contentType] else { return "application/json" }
+        let media = type.split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        guard media == "application/json" || (media.hasPrefix("application/") && media.hasSuffix("+json")) else {
+            throw Problem(.unsupportedMediaType, code: "unsupported_media_type",
+                          detail: "The body must be application/json, not \(type.prefix(100)).")
+        }
+        return type
+    }
+
+    /// Decodes a small JSON document, turning decoding failures into 400/422 problems naming the field.
+    static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(bytes))
+        } catch let DecodingError.typeMismatch(expected, context) {
+            throw Problem.validation("A field has the wrong type.", errors: [
+                .init(field: pointer(context.codingPath), message: "expected \(describe(expected))", code: "wrong_type"),
+            ])
+        } catch let DecodingError.valueNotFound(expected, context) {
+            throw Problem.validation("A field is null.", errors: [
+                .init(field: pointer(context.codingPath), message: "expected \(describe(expected)), found null", code: "wrong_type"),
+            ])
+        } catch let DecodingError.keyNotFound(key, context) {
+            throw Problem.validation("A field is missing.", errors: [
+                .init(field: pointer(context.codingPath + [key]), message: "required", code: "missing_field"),
+            ])
+        } catch {
+            throw Problem.badRequest("The body is not valid JSON.", code: "invalid_json")
+        }
+    }
+
+    /// A JSON pointer (`/location/lat`) for a coding path.
+    static func pointer(_ path: [any CodingKey]) -> String {
+        path.isEmpty ? "/" : path.map { "/" + ($0.intValue.map(String.init) ?? $0.stringValue) }.joined()
+    }
+
+    static func describe(_ type: Any.Type) -> String {
+        switch type {
+        case is String.Type: return "a string"
+        case is Double.Type, is Int.Type: return "a number"
+        case is Bool.Type: return "a boolean"
+        default: return "an object"
+        }
+    }
+}

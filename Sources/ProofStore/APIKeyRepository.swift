@@ -1,0 +1,92 @@
+import Crypto
+import Foundation
+import Postgres
+
+/// Creates, lists, revokes and authenticates API keys.
+///
+/// A token is `cs_` followed by 43 base64url characters (32 random bytes). It is returned once by
+/// ``create(name:role:)``; the database keeps only its SHA-256, so a stolen backup reveals no token.
+public struct APIKeyRepository: Sendable {
+    let database: PostgresClient
+
+    /// Creates the repository over `database`.
+    public init(database: PostgresClient) {
+        self.database = database
+    }
+
+    /// Prefix of every token (helps secret scanners recognise a leaked one).
+    public static let tokenPrefix = "cs_"
+
+    /// Makes a new key; returns it with its token, which is never available again.
+    public func create(name: String, role: Role) async throws -> (key: APIKey, token: String) {
+        let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard (1...200).contains(trimmed.count) else {
+            throw APIKeyError.invalidName("the key name must be 1 to 200 characters")
+        }
+        var random = SystemRandomNumberGenerator()
+        let secret = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
+        let token = Self.tokenPrefix + Self.base64URL(secret)
+        let result = try await database.query("""
+            INSERT INTO api_keys (name, role, token_sha256) VALUES ($1, $2, $3)
+            RETURNING id, name, role, created_at, revoked_at
+            """, [trimmed, role.rawValue, PostgresBytes(Self.hash(token))])
+        return (try Self.key(result.rows[0]), token)
+    }
+
+    /// Every key, oldest first.
+    public func list() async throws -> [APIKey] {
+        try await database.query("SELECT id, name, role, created_at, revoked_at FROM api_keys ORDER BY created_at, id")
+            .rows.map(Self.key)
+    }
+
+    /// Revokes key `id`; returns false when no such key exists. Revoking twice keeps the first time.
+    @discardableResult
+    public func revoke(id: UUID) async throws -> Bool {
+        let result = try await database.query(
+            "UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING id", [id])
+        return result.rowCount == 1
+    }
+
+    /// The actor for `token`, or `nil` when the token is unknown or revoked.
+    public func authenticate(token: String) async throws -> Actor? {
+        guard token.hasPrefix(Self.tokenPrefix), token.utf8.count < 200 else { return nil }
+        let result = try await database.query(
+            "SELECT id, name, role FROM api_keys WHERE token_sha256 = $1 AND revoked_at IS NULL",
+            [PostgresBytes(Self.hash(token))])
+        guard let row = result.first, let role = Role(rawValue: try row.decode(String.self, 2)) else { return nil }
+        return Actor(keyID: try row.decode(UUID.self, 0), name: try row.decode(String.self, 1), role: role)
+    }
+
+    /// SHA-256 of the token's UTF-8 bytes.
+    public static func hash(_ token: String) -> [UInt8] {
+        Array(SHA256.hash(data: Array(token.utf8)))
+    }
+
+    static func base64URL(_ bytes: [UInt8]) -> String {
+        Data(bytes).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-")
+            .replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+    }
+
+    static func key(_ row: PostgresRow) throws -> APIKey {
+        let roleName = try row.decode(String.self, 2)
+        guard let role = Role(rawValue: roleName) else {
+            throw PostgresError(.decodingFailed, message: "unknown role \(roleName)")
+        }
+        return APIKey(id: try row.decode(UUID.self, 0), name: try row.decode(String.self, 1), role: role,
+                      createdAt: try row.decode(Date.self, 3), revokedAt: try row.decode(Date?.self, 4))
+    }
+}
+
+/// Why a key could not be made.
+public enum APIKeyError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The name is empty or too long.
+    case invalidName(String)
+
+    public var description: String {
+        switch self {
+        case .invalidName(let message): return message
+        }
+    }
+}

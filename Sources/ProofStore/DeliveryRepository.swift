@@ -1,0 +1,128 @@
+import Foundation
+import Postgres
+
+/// Outcome of creating a delivery.
+public enum DeliveryCreation: Sendable, Equatable {
+    /// A new delivery was stored.
+    case created(Delivery)
+    /// The same reference with the same content already existed (an idempotent repeat).
+    case existing(Delivery)
+    /// The reference exists with different content.
+    case conflict(Delivery)
+}
+
+/// Stores and finds deliveries.
+public struct DeliveryRepository: Sendable {
+    let database: PostgresClient
+
+    /// Creates the repository over `database`.
+    public init(database: PostgresClient) {
+        self.database = database
+    }
+
+    static let columns = """
+        d.id, d.seq, d.reference, d.recipient_name, d.address, d.destination_lat, d.destination_lon, d.status,
+        d.created_at, d.updated_at, d.delivered_at,
+        p.id, p.signer_name, p.captured_at, p.received_at, p.distance_to_destination_m, array_to_string(p.flags, ',')
+        """
+
+    /// Creates `draft`, or reports the existing delivery with its reference.
+    public func create(_ draft: NewDelivery, by actor: Actor?) async throws -> DeliveryCreation {
+        let inserted = try await database.query("""
+            INSERT INTO deliveries (reference, recipient_name, address, destination_lat, destination_lon, created_by)
+            VALUES ($1, $2, $3, $4, $5, $6)
+            ON CONFLICT (reference) DO NOTHING
+            RETURNING id
+            """, [draft.reference, draft.recipientName, draft.address, draft.destination?.lat, draft.destination?.lon,
+                  actor?.keyID])
+        guard let existing = try await find(reference: draft.reference) else {
+            throw PostgresError(.queryFailed, message: "delivery \(draft.reference) vanished after insert")
+        }
+        if inserted.rowCount == 1 { return .created(existing) }
+        return existing.matches(draft) ? .existing(existing) : .conflict(existing)
+    }
+
+    /// The delivery with `reference`, with its proof summary.
+    public func find(reference: String) async throws -> Delivery? {
+        let result = try await database.query("""
+            SELECT \(Self.columns) FROM deliveries d LEFT JOIN proofs p ON p.delivery_id = d.id
+            WHERE d.reference = $1
+            """, [reference])
+        return try result.first.map(Self.delivery)
+    }
+
+    /// One page of deliveries matching `search`, newest first.
+    public func search(_ search: DeliverySearch) async throws -> DeliveryPage {
+        var conditions: [String] = []
+        var parameters: [any PostgresBindable] = []
+        func parameter(_ value: any PostgresBindable) -> String {
+            parameters.append(value)
+            return "$\(parameters.count)"
+        }
+        if let status = search.status { conditions.append("d.status = \(parameter(status.rawValue))") }
+        if let since = search.since { conditions.append("d.created_at >= \(parameter(since))") }
+        if let until = search.until { conditions.append("d.created_at < \(parameter(until))") }
+        if let after = search.afterSeq { conditions.append("d.seq < \(parameter(after))") }
+        if let box = search.boundingBox {
+            conditions.append("d.destination_lat BETWEEN \(parameter(box.south)) AND \(parameter(box.north))")
+            if box.east - box.west >= 360 {
+                conditions.append("d.destination_lon IS NOT NULL")
+            } else {
+                let west = GeoPoint.normalizedLongitude(box.west)
+                let east = box.east == 180 ? 180 : GeoPoint.normalizedLongitude(box.east)
+                if west <= east {
+                    conditions.append("d.destination_lon BETWEEN \(parameter(west)) AND \(parameter(east))")
+                } else {
+                    // Crosses the 180th meridian: west..180 plus -180..east.
+                    conditions.append("(d.destination_lon >= \(parameter(west)) OR d.destination_lon <= \(parameter(east)))")
+                }
+            }
+        }
+        if let circle = search.near {
+            // Latitude band first (uses the index), then the exact haversine distance.
+            let degrees = circle.radiusMeters / GeoPoint.earthRadius * 180 / .pi
+            conditions.append("d.destination_lat BETWEEN \(parameter(circle.center.lat - degrees)) AND \(parameter(circle.center.lat + degrees))")
+            let lat = parameter(circle.center.lat), lon = parameter(circle.center.lon)
+            conditions.append("""
+                2 * \(GeoPoint.earthRadius) * asin(least(1, sqrt(
+                    power(sin(radians(d.destination_lat - \(lat)) / 2), 2)
+                    + cos(radians(\(lat))) * cos(radians(d.destination_lat)) * power(sin(radians(d.destination_lon - \(lon)) / 2), 2)
+                ))) <= \(parameter(circle.radiusMeters))
+                """)
+        }
+        let limit = parameter(search.limit + 1)
+        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let result = try await database.query("""
+            SELECT \(Self.columns) FROM deliveries d LEFT JOIN proofs p ON p.delivery_id = d.id
+            \(whereClause)
+            ORDER BY d.seq DESC LIMIT \(limit)
+            """, parameters)
+        var deliveries = try result.rows.map(Self.delivery)
+        var next: Int64?
+        if deliveries.count > search.limit {
+            deliveries.removeLast(deliveries.count - search.limit)
+            next = deliveries.last?.seq
+        }
+        return DeliveryPage(deliveries: deliveries, nextSeq: next)
+    }
+
+    static func delivery(_ row: PostgresRow) throws -> Delivery {
+        let lat = try row.decode(Double?.self, 5), lon = try row.decode(Double?.self, 6)
+        var destination: GeoPoint?
+        if let lat, let lon { destination = GeoPoint(lat: lat, lon: lon) }
+        var proof: ProofSummary?
+        if let proofID = try row.decode(UUID?.self, 11) {
+            let flags = try row.decode(String.self, 16)
+            proof = ProofSummary(id: proofID, signerName: try row.decode(String.self, 12), capturedAt: try row.decode(Date.self, 13),
+                                 receivedAt: try row.decode(Date.self, 14),
+                                 distanceToDestinationMeters: try row.decode(Double?.self, 15),
+                                 flags: flags.isEmpty ? [] : flags.split(separator: ",").map(String.init))
+        }
+        let statusName = try row.decode(String.self, 7)
+        return Delivery(id: try row.decode(UUID.self, 0), seq: try row.decode(Int64.self, 1), reference: try row.decode(String.self, 2),
+                        recipientName: try row.decode(String.self, 3), address: try row.decode(String.self, 4),
+                        destination: destination, status: DeliveryStatus(rawValue: statusName) ?? .pending,
+                        createdAt: try row.decode(Date.self, 8), updatedAt: try row.decode(Date.self, 9),
+                        deliveredAt: try row.decode(Date?.self, 10), proof: proof)
+    }
+}

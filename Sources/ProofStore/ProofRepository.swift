@@ -1,0 +1,155 @@
+import Foundation
+import Postgres
+
+/// Why a proof was not stored.
+public enum ProofStoreError: Error, Sendable, Equatable {
+    /// No delivery has the reference.
+    case deliveryNotFound
+    /// The delivery already has a proof.
+    case proofAlreadyRecorded(UUID)
+}
+
+/// The response an idempotent request finished with (replayed for a repeat with the same key).
+public struct IdempotentResponse: Sendable, Equatable {
+    public var status: Int
+    public var contentType: String
+    public var location: String?
+    public var body: [UInt8]
+
+    /// Creates a stored response.
+    public init(status: Int, contentType: String, location: String?, body: [UInt8]) {
+        self.status = status
+        self.contentType = contentType
+        self.location = location
+        self.body = body
+    }
+}
+
+/// Stores proofs (immutable once stored) and reads them back.
+public struct ProofRepository: Sendable {
+    let database: PostgresClient
+
+    /// Creates the repository over `database`.
+    public init(database: PostgresClient) {
+        self.database = database
+    }
+
+    /// The delivery's id and whether it already has a proof (for early 404/409 before rendering).
+    public func deliveryState(reference: String) async throws -> (deliveryID: UUID, destination: GeoPoint?, proofID: UUID?)? {
+        let result = try await database.query("""
+            SELECT d.id, d.destination_lat, d.destination_lon, p.id
+            FROM deliveries d LEFT JOIN proofs p ON p.delivery_id = d.id WHERE d.reference = $1
+            """, [reference])
+        guard let row = result.first else { return nil }
+        var destination: GeoPoint?
+        if let lat = try row.decode(Double?.self, 1), let lon = try row.decode(Double?.self, 2) {
+            destination = GeoPoint(lat: lat, lon: lon)
+        }
+        return (try row.decode(UUID.self, 0), destination, try row.decode(UUID?.self, 3))
+    }
+
+    /// Stores `proof` for the delivery `reference`, marks the delivery delivered and, when given,
+    /// completes the idempotency record with `response` — all in one transaction.
+    public func record(_ proof: NewProof, reference: String,
+                       idempotency: (apiKeyID: UUID, key: String, response: IdempotentResponse)? = nil) async throws {
+        try await database.withTransaction { session in
+            let delivery = try await session.query(
+                "SELECT id FROM deliveries WHERE reference = $1 FOR UPDATE", [reference])
+            guard let deliveryID = try delivery.first?.decode(UUID.self, 0) else { throw ProofStoreError.deliveryNotFound }
+            let existing = try await session.query("SELECT id FROM proofs WHERE delivery_id = $1", [deliveryID])
+            if let id = try existing.first?.decode(UUID.self, 0) { throw ProofStoreError.proofAlreadyRecorded(id) }
+            do {
+                try await session.execute("""
+                    INSERT INTO proofs (id, delivery_id, signer_name, captured_at, captured_at_offset_min, captured_at_text,
+                        received_at, location_lat, location_lon, location_accuracy_m, distance_to_destination_m, geofence_radius_m,
+                        flags, device_id, device_model, device_os, device_app, body, body_content_type, body_content_encoding,
+                        body_sha256, ink_format, ink, point_count, stroke_count, png, png_sha256, png_width, png_height,
+                        render_options, algorithm_version, uploaded_by, idempotency_key)
+                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, string_to_array($13, ','), $14, $15, $16, $17,
+                        $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33)
+                    """, [proof.id, deliveryID, proof.signerName, proof.capturedAt, proof.capturedAtOffsetMinutes, proof.capturedAtText,
+                          proof.receivedAt, proof.location?.point.lat, proof.location?.point.lon, proof.location?.accuracyMeters,
+                          proof.distanceToDestinationMeters, proof.geofenceRadiusMeters, proof.flags.joined(separator: ","),
+                          proof.device.id, proof.device.model, proof.device.os, proof.device.app,
+                          PostgresBytes(proof.body), proof.bodyContentType, proof.bodyContentEncoding, PostgresBytes(proof.bodySHA256),
+                          proof.inkFormat, PostgresBytes(proof.ink), proof.pointCount, proof.strokeCount,
+                          PostgresBytes(proof.png), PostgresBytes(proof.pngSHA256), proof.pngWidth, proof.pngHeight,
+                          PostgresJSONB(proof.renderOptionsJSON), proof.algorithmVersion, proof.uploadedBy, proof.idempotencyKey])
+            } catch let error as PostgresError where error.kind == .uniqueViolation {
+                throw ProofStoreError.proofAlreadyRecorded(proof.id)
+            }
+            try await session.execute("""
+                UPDATE deliveries SET status = 'delivered', delivered_at = $2, updated_at = $2 WHERE id = $1
+                """, [deliveryID, proof.receivedAt])
+            if let idempotency {
+                try await IdempotencyRepository.complete(session: session, apiKeyID: idempotency.apiKeyID, key: idempotency.key,
+                                                         response: idempotency.response)
+            }
+        }
+    }
+
+    /// The metadata of the proof of delivery `reference`; `nil` when there is none.
+    public func metadata(reference: String) async throws -> ProofMetadata? {
+        let result = try await database.query("""
+            SELECT p.id, d.reference, p.signer_name, p.captured_at, p.captured_at_offset_min, p.captured_at_text, p.received_at,
+                p.location_lat, p.location_lon, p.location_accuracy_m, p.distance_to_destination_m, p.geofence_radius_m,
+                array_to_string(p.flags, ','), p.device_id, p.device_model, p.device_os, p.device_app,
+                p.body_content_type, p.body_content_encoding, octet_length(p.body), p.body_sha256, p.ink_format,
+                p.point_count, p.stroke_count, p.png_sha256, p.png_width, p.png_height, p.render_options::text,
+                p.algorithm_version, k.id, k.name, k.role
+            FROM deliveries d JOIN proofs p ON p.delivery_id = d.id JOIN api_keys k ON k.id = p.uploaded_by
+            WHERE d.reference = $1
+            """, [reference])
+        guard let row = result.first else { return nil }
+        var location: CaptureLocation?
+        if let lat = try row.decode(Double?.self, 7), let lon = try row.decode(Double?.self, 8) {
+            location = CaptureLocation(point: GeoPoint(lat: lat, lon: lon), accuracyMeters: try row.decode(Double?.self, 9))
+        }
+        let flags = try row.decode(String.self, 12)
+        return ProofMetadata(
+            id: try row.decode(UUID.self, 0), deliveryReference: try row.decode(String.self, 1),
+            signerName: try row.decode(String.self, 2), capturedAt: try row.decode(Date.self, 3),
+            capturedAtOffsetMinutes: try row.decode(Int.self, 4), capturedAtText: try row.decode(String.self, 5),
+            receivedAt: try row.decode(Date.self, 6), location: location, distanceToDestinationMeters: try row.decode(Double?.self, 10),
+            geofenceRadiusMeters: try row.decode(Double.self, 11), flags: flags.isEmpty ? [] : flags.split(separator: ",").map(String.init),
+            device: DeviceFacts(id: try row.decode(String?.self, 13), model: try row.decode(String?.self, 14),
+                                os: try row.decode(String?.self, 15), app: try row.decode(String?.self, 16)),
+            bodyContentType: try row.decode(String.self, 17), bodyContentEncoding: try row.decode(String?.self, 18),
+            bodySize: try row.decode(Int.self, 19), bodySHA256: try row.decode([UInt8].self, 20), inkFormat: try row.decode(String.self, 21),
+            pointCount: try row.decode(Int.self, 22), strokeCount: try row.decode(Int.self, 23), pngSHA256: try row.decode([UInt8].self, 24),
+            pngWidth: try row.decode(Int.self, 25), pngHeight: try row.decode(Int.self, 26), renderOptionsJSON: try row.decode(String.self, 27),
+            algorithmVersion: try row.decode(String.self, 28),
+            uploadedBy: Actor(keyID: try row.decode(UUID.self, 29), name: try row.decode(String.self, 30),
+                              role: Role(rawValue: try row.decode(String.self, 31)) ?? .courier))
+    }
+
+    /// The stored PNG; its bytes are left out when `ifNoneMatch` is its SHA-256.
+    public func png(reference: String, ifNoneMatch: [UInt8]? = nil) async throws -> StoredPNG? {
+        let result = try await database.query("""
+            SELECT p.png_sha256, CASE WHEN p.png_sha256 = $2 THEN NULL ELSE p.png END
+            FROM deliveries d JOIN proofs p ON p.delivery_id = d.id WHERE d.reference = $1
+            """, [reference, ifNoneMatch.map(PostgresBytes.init)])
+        guard let row = result.first else { return nil }
+        return StoredPNG(sha256: try row.decode([UInt8].self, 0), bytes: try row.decode([UInt8]?.self, 1))
+    }
+
+    /// The original request body.
+    public func body(reference: String) async throws -> StoredBody? {
+        let result = try await database.query("""
+            SELECT p.body, p.body_content_type, p.body_content_encoding, p.body_sha256
+            FROM deliveries d JOIN proofs p ON p.delivery_id = d.id WHERE d.reference = $1
+            """, [reference])
+        guard let row = result.first else { return nil }
+        return StoredBody(bytes: try row.decode([UInt8].self, 0), contentType: try row.decode(String.self, 1),
+                          contentEncoding: try row.decode(String?.self, 2), sha256: try row.decode([UInt8].self, 3))
+    }
+
+    /// The canonical ink and its render options.
+    public func ink(reference: String) async throws -> StoredInk? {
+        let result = try await database.query("""
+            SELECT p.ink, p.render_options::text FROM deliveries d JOIN proofs p ON p.delivery_id = d.id WHERE d.reference = $1
+            """, [reference])
+        guard let row = result.first else { return nil }
+        return StoredInk(ink: try row.decode([UInt8].self, 0), renderOptionsJSON: try row.decode(String.self, 1))
+    }
+}
