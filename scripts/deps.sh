@@ -6,7 +6,7 @@ PACKAGES=(
     pkg-config libpq-dev libpng-dev zlib1g-dev   # build: libpq, libpng, zlib headers
     postgresql                                   # the local database under .data/
     librsvg2-bin                                 # tests: independent SVG rasteriser (rsvg-convert)
-    curl                                         # make run / smoke checks
+    curl python3-yaml                            # make run / smoke and deploy-file checks
     ${COUNTERSIGN_EXTRA_PACKAGES:-}
 )
 

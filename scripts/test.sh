@@ -23,7 +23,7 @@ export COUNTERSIGN_PGCTL="$PWD/scripts/pg.sh"
 mkdir -p test-output
 
 echo "test: building (debug, with tests)"
-swift build --build-tests 2>&1 | tee test-output/build.log | grep -E "error|warning: |Compiling|Build" | grep -v "^warning: '" || true
+swift build --build-tests 2>&1 | tee test-output/build.log | grep -E "error|warning: |Build complete" | grep -v "^warning: '" || true
 if [ "${PIPESTATUS[0]}" != 0 ] || grep -q "error:" test-output/build.log; then
     echo "test: build failed (test-output/build.log)" >&2
     exit 1
@@ -34,6 +34,11 @@ if [ -n "$ours" ]; then
     echo "test: compiler warnings in our code" >&2
     exit 1
 fi
+
+# Deployment files: parse, name only variables the service reads, libraries the runtime image has,
+# and a smoke run of the binary laid out as in the image.
+$PG createdb countersign_deploycheck --fresh
+python3 scripts/check-deploy.py --binary .build/debug/countersign --smoke --database-url "$($PG url countersign_deploycheck)"
 
 # Everything but the suites that stop and start the shared server, in parallel...
 swift test --skip-build --skip DatabaseOutage
