@@ -6,7 +6,7 @@ import SignatureKit
 ///
 /// The signature's points never go through Foundation's `JSONDecoder`: the `"ink"` or
 /// `"signature_pad"` member is located with ``JSONMemberLocator``, handed to ``InkParser`` as a
-/// byte slice, and blanked out (as `null`) before the small envelope is decoded.
+/// byte slice, and blanked out (as `0`) before the small envelope is decoded.
 struct ProofUploadRequest: Sendable {
     var signerName: String
     var capturedAt: RFC3339Timestamp
@@ -64,8 +64,8 @@ struct ProofUploadRequest: Sendable {
         }
         var envelopeBytes = body
         for range in [inkRange, padRange].compactMap({ $0 }) {
-            // Same length, so the other range stays valid: `null` then spaces.
-            envelopeBytes.replaceSubrange(range, with: Array("null".utf8) + Array(repeating: 0x20, count: range.count - 4))
+            // Same length, so the other range stays valid: `0` then spaces (a value is at least one byte).
+            envelopeBytes.replaceSubrange(range, with: [0x30] + Array(repeating: 0x20, count: max(0, range.count - 1)))
         }
         let envelope = try RequestBodyReader.decode(Envelope.self, from: envelopeBytes)
 

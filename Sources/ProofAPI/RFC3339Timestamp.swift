@@ -88,9 +88,12 @@ public struct RFC3339Timestamp: Sendable, Equatable {
 
     /// `date` shown at `offsetMinutes` from UTC, e.g. `2025-03-01T14:05:09.250+01:00`.
     public static func format(_ date: Date, offsetMinutes: Int) -> String {
-        guard offsetMinutes != 0, let zone = TimeZone(secondsFromGMT: offsetMinutes * 60) else { return format(date) }
-        let millis = (date.timeIntervalSince1970 * 1000).rounded()
-        let rounded = Date(timeIntervalSince1970: millis / 1000)
-        return rounded.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: zone))
+        guard offsetMinutes != 0 else { return format(date) }
+        let local = format(date.addingTimeInterval(Double(offsetMinutes * 60)))
+        let magnitude = abs(offsetMinutes)
+        let sign = offsetMinutes < 0 ? "-" : "+"
+        let hours = magnitude / 60 < 10 ? "0\(magnitude / 60)" : "\(magnitude / 60)"
+        let minutes = magnitude % 60 < 10 ? "0\(magnitude % 60)" : "\(magnitude % 60)"
+        return String(local.dropLast()) + sign + hours + ":" + minutes
     }
 }
