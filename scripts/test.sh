@@ -43,4 +43,4 @@ python3 scripts/check-deploy.py --binary .build/debug/countersign --smoke --data
 # Everything but the suites that stop and start the shared server, in parallel...
 swift test --skip-build --skip DatabaseOutage
 # ...then those, alone.
-swift test --skip-build --filter DatabaseOutage
+swift test --skip-build --no-parallel --filter DatabaseOutage
