@@ -11,21 +11,28 @@ public struct APIPolicy: Sendable, Equatable {
     public var maxPageSize: Int
     /// Page size when `limit` is absent.
     public var defaultPageSize: Int
+    /// How long a successful API-key look-up is reused (`AUTH_CACHE_SECONDS`, default 0: every
+    /// request asks the database, so a revoked key is refused at once).
+    public var authenticationCacheTTL: Duration
 
     /// Creates a policy with the documented defaults.
     public init(geofenceRadiusMeters: Double = 200, clockAheadTolerance: TimeInterval = 300,
-                maxPageSize: Int = 500, defaultPageSize: Int = 50) {
+                maxPageSize: Int = 500, defaultPageSize: Int = 50, authenticationCacheTTL: Duration = .zero) {
         self.geofenceRadiusMeters = geofenceRadiusMeters
         self.clockAheadTolerance = clockAheadTolerance
         self.maxPageSize = maxPageSize
         self.defaultPageSize = defaultPageSize
+        self.authenticationCacheTTL = authenticationCacheTTL
     }
 
-    /// The defaults, with `GEOFENCE_RADIUS_M` from the environment when it is a positive number.
+    /// The defaults, with `GEOFENCE_RADIUS_M` and `AUTH_CACHE_SECONDS` from the environment when it is a positive number.
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> APIPolicy {
         var policy = APIPolicy()
         if let raw = environment["GEOFENCE_RADIUS_M"], let radius = Double(raw), radius.isFinite, radius > 0 {
             policy.geofenceRadiusMeters = radius
+        }
+        if let raw = environment["AUTH_CACHE_SECONDS"], let seconds = Double(raw), seconds.isFinite, seconds >= 0, seconds <= 300 {
+            policy.authenticationCacheTTL = .milliseconds(Int64(seconds * 1000))
         }
         return policy
     }

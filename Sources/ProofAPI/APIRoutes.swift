@@ -1,3 +1,4 @@
+import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
@@ -22,8 +23,17 @@ public struct APIRoutes: Sendable {
 
     /// Adds the routes to `router`.
     public func register(on router: Router<AppRequestContext>) {
-        let v1 = router.group("v1").add(middleware: BearerAuthMiddleware(keys: APIKeyRepository(database: database)))
+        let v1 = router.group("v1").add(middleware: BearerAuthMiddleware(keys: APIKeyRepository(database: database),
+                                                                          cacheTimeToLive: policy.authenticationCacheTTL))
         DeliveryRoutes(deliveries: DeliveryRepository(database: database), policy: policy).register(on: v1)
         ProofRoutes(database: database, policy: policy, bodyLimit: configuration.bodyLimit).register(on: v1)
+        let specification = URL(fileURLWithPath: configuration.publicDirectory).appendingPathComponent("openapi.yaml")
+        router.get("openapi.yaml") { _, _ in
+            guard let bytes = try? Data(contentsOf: specification) else {
+                throw Problem.notFound("The OpenAPI document is not installed (\(specification.path)).")
+            }
+            return Response(status: .ok, headers: [.contentType: "application/yaml"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        }
     }
 }

@@ -5,14 +5,19 @@ import ProofStore
 
 /// Authenticates `Authorization: Bearer <token>` against the API keys; a missing, unknown or
 /// revoked key is 401 (with `WWW-Authenticate: Bearer`). Roles are checked by each route.
+///
+/// Successful look-ups are cached for `cacheTimeToLive` (0 disables the cache), so a revoked key
+/// is refused at the latest that long after `keys revoke`.
 public struct BearerAuthMiddleware: RouterMiddleware {
     public typealias Context = AppRequestContext
 
     let keys: APIKeyRepository
+    let cache: AuthenticationCache
 
     /// Creates the middleware over the key store.
-    public init(keys: APIKeyRepository) {
+    public init(keys: APIKeyRepository, cacheTimeToLive: Duration = .zero) {
         self.keys = keys
+        self.cache = AuthenticationCache(timeToLive: cacheTimeToLive)
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -24,8 +29,16 @@ public struct BearerAuthMiddleware: RouterMiddleware {
             throw Self.unauthorized("The Authorization header must be: Bearer <token>.")
         }
         let token = parts[1].trimmingCharacters(in: .whitespaces)
-        guard let actor = try await keys.authenticate(token: token) else {
-            throw Self.unauthorized("The API key is unknown or revoked.")
+        let tokenHash = APIKeyRepository.hash(token)
+        let actor: Actor
+        if let cached = cache.actor(forTokenHash: tokenHash) {
+            actor = cached
+        } else {
+            guard let found = try await keys.authenticate(token: token) else {
+                throw Self.unauthorized("The API key is unknown or revoked.")
+            }
+            cache.remember(found, forTokenHash: tokenHash)
+            actor = found
         }
         var context = context
         context.actor = actor

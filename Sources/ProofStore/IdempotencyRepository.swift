@@ -63,13 +63,4 @@ public struct IdempotencyRepository: Sendable {
             "DELETE FROM idempotency_records WHERE api_key_id = $1 AND idempotency_key = $2 AND state = 'in_flight'",
             [apiKeyID, key])
     }
-
-    /// Completes a claim with its response inside the caller's transaction.
-    static func complete(session: PostgresSession, apiKeyID: UUID, key: String, response: IdempotentResponse) async throws {
-        try await session.execute("""
-            UPDATE idempotency_records SET state = 'completed', completed_at = now(), response_status = $3,
-                response_type = $4, response_location = $5, response_body = $6
-            WHERE api_key_id = $1 AND idempotency_key = $2
-            """, [apiKeyID, key, response.status, response.contentType, response.location, PostgresBytes(response.body)])
-    }
 }

@@ -49,43 +49,54 @@ public struct ProofRepository: Sendable {
     }
 
     /// Stores `proof` for the delivery `reference`, marks the delivery delivered and, when given,
-    /// completes the idempotency record with `response` — all in one transaction.
+    /// completes the idempotency record with its response — one statement, so one transaction and
+    /// one round trip. Concurrent uploads for one delivery race on the unique `proofs.delivery_id`:
+    /// exactly one wins, the others get ``ProofStoreError/proofAlreadyRecorded(_:)``.
     public func record(_ proof: NewProof, reference: String,
                        idempotency: (apiKeyID: UUID, key: String, response: IdempotentResponse)? = nil) async throws {
-        try await database.withTransaction { session in
-            let delivery = try await session.query(
-                "SELECT id FROM deliveries WHERE reference = $1 FOR UPDATE", [reference])
-            guard let deliveryID = try delivery.first?.decode(UUID.self, 0) else { throw ProofStoreError.deliveryNotFound }
-            let existing = try await session.query("SELECT id FROM proofs WHERE delivery_id = $1", [deliveryID])
-            if let id = try existing.first?.decode(UUID.self, 0) { throw ProofStoreError.proofAlreadyRecorded(id) }
-            do {
-                try await session.execute("""
+        let result: PostgresResult
+        do {
+            result = try await database.query("""
+                WITH delivery AS (
+                    SELECT id FROM deliveries WHERE reference = $33
+                ), proof AS (
                     INSERT INTO proofs (id, delivery_id, signer_name, captured_at, captured_at_offset_min, captured_at_text,
                         received_at, location_lat, location_lon, location_accuracy_m, distance_to_destination_m, geofence_radius_m,
                         flags, device_id, device_model, device_os, device_app, body, body_content_type, body_content_encoding,
                         body_sha256, ink_format, ink, point_count, stroke_count, png, png_sha256, png_width, png_height,
                         render_options, algorithm_version, uploaded_by, idempotency_key)
-                    VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, string_to_array($13, ','), $14, $15, $16, $17,
-                        $18, $19, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33)
-                    """, [proof.id, deliveryID, proof.signerName, proof.capturedAt, proof.capturedAtOffsetMinutes, proof.capturedAtText,
-                          proof.receivedAt, proof.location?.point.lat, proof.location?.point.lon, proof.location?.accuracyMeters,
-                          proof.distanceToDestinationMeters, proof.geofenceRadiusMeters, proof.flags.joined(separator: ","),
-                          proof.device.id, proof.device.model, proof.device.os, proof.device.app,
-                          PostgresBytes(proof.body), proof.bodyContentType, proof.bodyContentEncoding, PostgresBytes(proof.bodySHA256),
-                          proof.inkFormat, PostgresBytes(proof.ink), proof.pointCount, proof.strokeCount,
-                          PostgresBytes(proof.png), PostgresBytes(proof.pngSHA256), proof.pngWidth, proof.pngHeight,
-                          PostgresJSONB(proof.renderOptionsJSON), proof.algorithmVersion, proof.uploadedBy, proof.idempotencyKey])
-            } catch let error as PostgresError where error.kind == .uniqueViolation {
-                throw ProofStoreError.proofAlreadyRecorded(proof.id)
-            }
-            try await session.execute("""
-                UPDATE deliveries SET status = 'delivered', delivered_at = $2, updated_at = $2 WHERE id = $1
-                """, [deliveryID, proof.receivedAt])
-            if let idempotency {
-                try await IdempotencyRepository.complete(session: session, apiKeyID: idempotency.apiKeyID, key: idempotency.key,
-                                                         response: idempotency.response)
-            }
+                    SELECT $1, delivery.id, $2, $3, $4, $5, $6, $7::float8, $8::float8, $9::float8, $10::float8, $11,
+                        string_to_array($12, ','), $13::text, $14::text, $15::text, $16::text,
+                        $17, $18, $19::text, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32::text
+                    FROM delivery
+                    RETURNING delivery_id
+                ), delivered AS (
+                    UPDATE deliveries SET status = 'delivered', delivered_at = $6, updated_at = $6
+                    FROM proof WHERE deliveries.id = proof.delivery_id
+                    RETURNING deliveries.id
+                ), completed AS (
+                    UPDATE idempotency_records SET state = 'completed', completed_at = now(), response_status = $36::int,
+                        response_type = $37::text, response_location = $38::text, response_body = $39::bytea
+                    FROM proof WHERE api_key_id = $34::uuid AND idempotency_key = $35::text
+                    RETURNING 1
+                )
+                SELECT (SELECT count(*) FROM delivery), (SELECT count(*) FROM delivered)
+                """, [proof.id, proof.signerName, proof.capturedAt, proof.capturedAtOffsetMinutes, proof.capturedAtText,
+                      proof.receivedAt, proof.location?.point.lat, proof.location?.point.lon, proof.location?.accuracyMeters,
+                      proof.distanceToDestinationMeters, proof.geofenceRadiusMeters, proof.flags.joined(separator: ","),
+                      proof.device.id, proof.device.model, proof.device.os, proof.device.app,
+                      PostgresBytes(proof.body), proof.bodyContentType, proof.bodyContentEncoding, PostgresBytes(proof.bodySHA256),
+                      proof.inkFormat, PostgresBytes(proof.ink), proof.pointCount, proof.strokeCount,
+                      PostgresBytes(proof.png), PostgresBytes(proof.pngSHA256), proof.pngWidth, proof.pngHeight,
+                      PostgresJSONB(proof.renderOptionsJSON), proof.algorithmVersion, proof.uploadedBy, proof.idempotencyKey,
+                      reference, idempotency?.apiKeyID, idempotency?.key, idempotency?.response.status,
+                      idempotency?.response.contentType, idempotency?.response.location,
+                      idempotency.map { PostgresBytes($0.response.body) }])
+        } catch let error as PostgresError where error.kind == .uniqueViolation {
+            throw ProofStoreError.proofAlreadyRecorded(proof.id)
         }
+        guard try result.decode(Int.self, row: 0, column: 0) == 1 else { throw ProofStoreError.deliveryNotFound }
+        guard try result.decode(Int.self, row: 0, column: 1) == 1 else { throw ProofStoreError.proofAlreadyRecorded(proof.id) }
     }
 
     /// The metadata of the proof of delivery `reference`; `nil` when there is none.
