@@ -14,7 +14,7 @@ public struct ServiceConfiguration: Sendable {
     public var logLevel: Logger.Level
     /// Database connections, and threads for blocking libpq calls (`DB_POOL_SIZE`, default 10).
     public var poolSize: Int
-    /// Largest accepted request body in bytes (`BODY_LIMIT`, default 2 MiB).
+    /// Largest accepted request body in bytes (`BODY_LIMIT`, default 1 MiB).
     public var bodyLimit: Int
     /// Apply pending migrations before serving (`MIGRATE_ON_START`, default true).
     public var migrateOnStart: Bool
@@ -28,7 +28,7 @@ public struct ServiceConfiguration: Sendable {
 
     /// Creates a configuration.
     public init(host: String = "127.0.0.1", port: Int = 8080, databaseURL: String = ServiceConfiguration.defaultDatabaseURL,
-                logLevel: Logger.Level = .info, poolSize: Int = 10, bodyLimit: Int = 2 << 20,
+                logLevel: Logger.Level = .info, poolSize: Int = 10, bodyLimit: Int = 1 << 20,
                 migrateOnStart: Bool = true, migrationsDirectory: String? = nil, publicDirectory: String = "public") {
         self.host = host
         self.port = port

@@ -19,7 +19,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("database-url"), help: "libpq URL (DATABASE_URL).") var databaseURL: String?
     @Option(help: "trace|debug|info|notice|warning|error|critical (LOG_LEVEL, default info).") var logLevel: String?
     @Option(help: "Database connections and libpq threads (DB_POOL_SIZE, default 10).") var poolSize: Int?
-    @Option(help: "Largest request body in bytes (BODY_LIMIT, default 2097152).") var bodyLimit: Int?
+    @Option(help: "Largest request body in bytes (BODY_LIMIT, default 1048576).") var bodyLimit: Int?
     @Flag(help: "Do not apply migrations at start (MIGRATE_ON_START=false).") var noMigrate = false
     @Option(help: "Folder of numbered SQL migrations (MIGRATIONS_DIR).") var migrationsDir: String?
     @Option(help: "Folder of the web console (PUBLIC_DIR, default ./public).") var publicDir: String?
