@@ -14,11 +14,11 @@ let package = Package(
         .executable(name: "countersign", targets: ["countersign"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        // ConfigurationSupport (swift-configuration) is not used: leaving it out shortens cold builds.
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1", traits: ["FullFoundation"]),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
@@ -64,12 +64,20 @@ let package = Package(
             providers: [.apt(["zlib1g-dev"])]
         ),
 
+        // MARK: Hashing through OpenSSL's libcrypto (libpq already loads it)
+        .systemLibrary(
+            name: "CLibCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .target(name: "Cryptography", dependencies: ["CLibCrypto"], swiftSettings: strict),
+
         // MARK: Service
         .target(
             name: "ProofStore",
             dependencies: [
                 "Postgres",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "Cryptography",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
@@ -78,7 +86,7 @@ let package = Package(
             name: "ProofAPI",
             dependencies: [
                 "ProofStore", "Postgres", "SignatureKit", "SignatureRender", "CZlib",
-                .product(name: "Crypto", package: "swift-crypto"),
+                "Cryptography",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
@@ -98,6 +106,7 @@ let package = Package(
         ),
 
         // MARK: Tests
+        .testTarget(name: "CryptographyTests", dependencies: ["Cryptography"], swiftSettings: strict),
         .testTarget(name: "SignatureKitTests", dependencies: ["SignatureKit"], swiftSettings: strict),
         .testTarget(name: "RasterTests", dependencies: ["Raster"], swiftSettings: strict),
         .testTarget(name: "PNGTests", dependencies: ["PNG"], swiftSettings: strict),

@@ -1,4 +1,4 @@
-import Crypto
+import Cryptography
 import Foundation
 import Postgres
 
@@ -59,7 +59,7 @@ public struct APIKeyRepository: Sendable {
 
     /// SHA-256 of the token's UTF-8 bytes.
     public static func hash(_ token: String) -> [UInt8] {
-        Array(SHA256.hash(data: Array(token.utf8)))
+        SHA256.hash(Array(token.utf8))
     }
 
     static func base64URL(_ bytes: [UInt8]) -> String {

@@ -1,4 +1,4 @@
-import Crypto
+import Cryptography
 import Foundation
 
 extension Sequence where Element == UInt8 {
@@ -19,6 +19,6 @@ extension Sequence where Element == UInt8 {
 public enum Fingerprint {
     /// The SHA-256 of `bytes` (32 bytes).
     public static func sha256<Bytes: DataProtocol>(_ bytes: Bytes) -> [UInt8] {
-        Array(SHA256.hash(data: bytes))
+        SHA256.hash(bytes)
     }
 }

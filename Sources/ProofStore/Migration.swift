@@ -1,4 +1,4 @@
-import Crypto
+import Cryptography
 import Foundation
 
 /// One numbered SQL file from `migrations/` (`0001_init.sql`, `0002_proofs.sql`, ...).
@@ -17,7 +17,7 @@ public struct Migration: Sendable, Equatable {
         self.version = version
         self.name = name
         self.sql = sql
-        self.checksum = SHA256.hash(data: Data(sql.utf8)).map { String(format: "%02x", $0) }.joined()
+        self.checksum = SHA256.hex(Array(sql.utf8))
     }
 
     /// Reads every `NNNN_name.sql` in `directory`, ordered by version; rejects duplicates and strays.

@@ -1,0 +1,5 @@
+#ifndef COUNTERSIGN_CLIBCRYPTO_SHIM_H
+#define COUNTERSIGN_CLIBCRYPTO_SHIM_H
+#include <openssl/evp.h>
+#include <openssl/err.h>
+#endif
