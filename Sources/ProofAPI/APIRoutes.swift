@@ -27,6 +27,7 @@ public struct APIRoutes: Sendable {
                                                                           cacheTimeToLive: policy.authenticationCacheTTL))
         DeliveryRoutes(deliveries: DeliveryRepository(database: database), policy: policy).register(on: v1)
         ProofRoutes(database: database, policy: policy, bodyLimit: configuration.bodyLimit).register(on: v1)
+        AuditRoutes(database: database, policy: policy).register(on: v1)
         let specification = URL(fileURLWithPath: configuration.publicDirectory).appendingPathComponent("openapi.yaml")
         router.get("openapi.yaml") { _, _ in
             guard let bytes = try? Data(contentsOf: specification) else {

@@ -25,3 +25,11 @@ public struct AppRequestContext: RequestContext {
     /// Decoding limit for bodies decoded through Hummingbird's decoder; upload routes collect with their own limit.
     public var maxUploadSize: Int { 2 << 20 }
 }
+
+extension AppRequestContext {
+    /// Who and what request an audit event records: the actor, request id, peer address and User-Agent.
+    public func auditOrigin(_ request: Request) -> AuditOrigin {
+        AuditOrigin(actor: actor, requestID: requestID.isEmpty ? nil : requestID, clientAddress: clientAddress,
+                    userAgent: request.headers[.userAgent])
+    }
+}

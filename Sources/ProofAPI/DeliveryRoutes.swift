@@ -54,7 +54,7 @@ struct DeliveryRoutes: Sendable {
         let body = try await RequestBodyReader.collect(request, limit: 64 * 1024)
         let input = try RequestBodyReader.decode(CreateRequest.self, from: body)
         let draft = try Self.validate(input)
-        switch try await deliveries.create(draft, by: actor) {
+        switch try await deliveries.create(draft, by: actor, origin: context.auditOrigin(request)) {
         case .created(let delivery):
             return try JSONResponse.make(.created, DeliveryResource(delivery: delivery),
                                          headers: [.location: DeliveryResource.path(delivery.reference)])

@@ -11,6 +11,8 @@ public enum Permission: Sendable {
     case uploadProof
     /// Read a stored proof (metadata, PNG, SVG, points): dispatcher, auditor, admin.
     case readProof
+    /// Read and verify the audit log: auditor, admin.
+    case readAudit
 
     /// The roles granted this permission.
     public var roles: Set<Role> {
@@ -19,6 +21,7 @@ public enum Permission: Sendable {
         case .readDelivery: return [.courier, .dispatcher, .auditor, .admin]
         case .uploadProof: return [.courier, .dispatcher, .admin]
         case .readProof: return [.dispatcher, .auditor, .admin]
+        case .readAudit: return [.auditor, .admin]
         }
     }
 }

@@ -10,6 +10,7 @@ import SignatureRender
 /// Proof upload (`POST .../proof`) and retrieval (metadata, PNG, SVG, original points).
 struct ProofRoutes: Sendable {
     let proofs: ProofRepository
+    let audit: AuditLog
     let idempotency: IdempotencyRepository
     let policy: APIPolicy
     let bodyLimit: Int
@@ -18,6 +19,7 @@ struct ProofRoutes: Sendable {
 
     init(database: PostgresClient, policy: APIPolicy, bodyLimit: Int) {
         self.proofs = ProofRepository(database: database)
+        self.audit = AuditLog(database: database)
         self.idempotency = IdempotencyRepository(database: database)
         self.policy = policy
         self.bodyLimit = bodyLimit
@@ -113,7 +115,7 @@ struct ProofRoutes: Sendable {
         do {
             let response = try await store(json: json, received: received, bodySHA256: bodySHA256, contentType: contentType,
                                             encoding: encoding, reference: reference, receivedAt: receivedAt, actor: actor,
-                                            idempotencyKey: claimedKey)
+                                            idempotencyKey: claimedKey, origin: context.auditOrigin(request))
             return response
         } catch {
             if let claimedKey {
@@ -136,7 +138,8 @@ struct ProofRoutes: Sendable {
     }
 
     private func store(json: [UInt8], received: [UInt8], bodySHA256: [UInt8], contentType: String, encoding: String?,
-                       reference: String, receivedAt: Date, actor: Actor, idempotencyKey: String?) async throws -> Response {
+                       reference: String, receivedAt: Date, actor: Actor, idempotencyKey: String?,
+                       origin: AuditOrigin) async throws -> Response {
         let upload = try ProofUploadRequest.parse(json, parser: parser)
         guard let state = try await proofs.deliveryState(reference: reference) else {
             throw Problem(.notFound, code: "delivery_not_found", detail: "No delivery has the reference \(reference).")
@@ -188,7 +191,7 @@ struct ProofRoutes: Sendable {
         do {
             try await proofs.record(proof, reference: reference, idempotency: idempotencyKey.map {
                 (actor.keyID, $0, IdempotentResponse(status: 201, contentType: "application/json", location: location, body: bytes))
-            })
+            }, origin: origin)
         } catch ProofStoreError.deliveryNotFound {
             throw Problem(.notFound, code: "delivery_not_found", detail: "No delivery has the reference \(reference).")
         } catch ProofStoreError.proofAlreadyRecorded {
@@ -286,16 +289,24 @@ struct ProofRoutes: Sendable {
                 throw Problem(.unprocessableContent, code: "render_failed", detail: error.description)
             }
             let sha = Fingerprint.sha256(image.png)
+            try await recordRead(.proofPNGRead, reference: reference, request, context, details: ["png_sha256": sha.hexString])
             if Self.etagMatches(request, sha256: sha) { return Self.cached(.notModified, type: "image/png", sha256: sha, body: nil) }
             return Self.cached(.ok, type: "image/png", sha256: sha, body: image.png)
         }
         guard let stored = try await proofs.png(reference: reference, ifNoneMatch: Self.firstETag(request)) else {
             throw Self.proofNotFound(reference)
         }
+        try await recordRead(.proofPNGRead, reference: reference, request, context, details: ["png_sha256": stored.sha256.hexString])
         if stored.bytes == nil || Self.etagMatches(request, sha256: stored.sha256) {
             return Self.cached(.notModified, type: "image/png", sha256: stored.sha256, body: nil)
         }
         return Self.cached(.ok, type: "image/png", sha256: stored.sha256, body: stored.bytes)
+    }
+
+    /// Appends the audit event for a read of proof content; the response is only sent once it is committed.
+    func recordRead(_ action: AuditAction, reference: String, _ request: Request, _ context: AppRequestContext,
+                    details: [String: String]) async throws {
+        try await audit.append(action, subject: "delivery:\(reference)", details: details, origin: context.auditOrigin(request))
     }
 
     func storedInk(_ reference: String) async throws -> InkDocument {
@@ -318,6 +329,7 @@ struct ProofRoutes: Sendable {
             throw Problem(.unprocessableContent, code: "render_failed", detail: error.description)
         }
         let sha = Fingerprint.sha256(svg)
+        try await recordRead(.proofSVGRead, reference: reference, request, context, details: ["svg_sha256": sha.hexString])
         if Self.etagMatches(request, sha256: sha) { return Self.cached(.notModified, type: "image/svg+xml", sha256: sha, body: nil) }
         return Self.cached(.ok, type: "image/svg+xml", sha256: sha, body: svg)
     }
@@ -330,10 +342,13 @@ struct ProofRoutes: Sendable {
                 throw Problem.validation("Unknown format.", errors: [.init(field: "format", message: "original or inkml", code: "invalid_format")])
             }
             let document = try await storedInk(reference)
+            try await recordRead(.proofPointsRead, reference: reference, request, context, details: ["format": "inkml"])
             return Response(status: .ok, headers: [.contentType: "application/inkml+xml"],
                             body: .init(byteBuffer: ByteBuffer(bytes: InkMLWriter.inkml(document))))
         }
         guard let body = try await proofs.body(reference: reference) else { throw Self.proofNotFound(reference) }
+        try await recordRead(.proofPointsRead, reference: reference, request, context,
+                             details: ["format": "original", "points_sha256": body.sha256.hexString])
         var headers: HTTPFields = [
             .contentType: body.contentType, .eTag: "\"\(body.sha256.hexString)\"", .cacheControl: "private, max-age=31536000, immutable",
         ]

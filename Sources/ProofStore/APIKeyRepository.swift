@@ -18,7 +18,8 @@ public struct APIKeyRepository: Sendable {
     public static let tokenPrefix = "cs_"
 
     /// Makes a new key; returns it with its token, which is never available again.
-    public func create(name: String, role: Role) async throws -> (key: APIKey, token: String) {
+    /// The key is committed with a `key_created` audit event (subject `key:<uuid>`) on behalf of `origin`.
+    public func create(name: String, role: Role, origin: AuditOrigin = .cli) async throws -> (key: APIKey, token: String) {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...200).contains(trimmed.count) else {
             throw APIKeyError.invalidName("the key name must be 1 to 200 characters")
@@ -26,11 +27,17 @@ public struct APIKeyRepository: Sendable {
         var random = SystemRandomNumberGenerator()
         let secret = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
         let token = Self.tokenPrefix + Self.base64URL(secret)
-        let result = try await database.query("""
-            INSERT INTO api_keys (name, role, token_sha256) VALUES ($1, $2, $3)
-            RETURNING id, name, role, created_at, revoked_at
-            """, [trimmed, role.rawValue, PostgresBytes(Self.hash(token))])
-        return (try Self.key(result.rows[0]), token)
+        let key = try await database.withTransaction { session in
+            let result = try await session.query("""
+                INSERT INTO api_keys (name, role, token_sha256) VALUES ($1, $2, $3)
+                RETURNING id, name, role, created_at, revoked_at
+                """, [trimmed, role.rawValue, PostgresBytes(Self.hash(token))])
+            let key = try Self.key(result.rows[0])
+            try await AuditLog.append(.keyCreated, subject: "key:\(key.id.uuidString.lowercased())",
+                                      details: ["name": key.name, "role": key.role.rawValue], origin: origin, in: session)
+            return key
+        }
+        return (key, token)
     }
 
     /// Every key, oldest first.
@@ -40,11 +47,19 @@ public struct APIKeyRepository: Sendable {
     }
 
     /// Revokes key `id`; returns false when no such key exists. Revoking twice keeps the first time.
+    /// The first revocation is committed with a `key_revoked` audit event on behalf of `origin`.
     @discardableResult
-    public func revoke(id: UUID) async throws -> Bool {
-        let result = try await database.query(
-            "UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING id", [id])
-        return result.rowCount == 1
+    public func revoke(id: UUID, origin: AuditOrigin = .cli) async throws -> Bool {
+        try await database.withTransaction { session in
+            // now() is the transaction's start time, so `revoked_at = now()` means "revoked by this statement".
+            let result = try await session.query(
+                "UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING revoked_at = now()", [id])
+            guard let row = result.first else { return false }
+            if try row.decode(Bool.self, 0) {
+                try await AuditLog.append(.keyRevoked, subject: "key:\(id.uuidString.lowercased())", origin: origin, in: session)
+            }
+            return true
+        }
     }
 
     /// The actor for `token`, or `nil` when the token is unknown or revoked.

@@ -26,15 +26,25 @@ public struct DeliveryRepository: Sendable {
         p.id, p.signer_name, p.captured_at, p.received_at, p.distance_to_destination_m, array_to_string(p.flags, ',')
         """
 
-    /// Creates `draft`, or reports the existing delivery with its reference.
-    public func create(_ draft: NewDelivery, by actor: Actor?) async throws -> DeliveryCreation {
-        let inserted = try await database.query("""
-            INSERT INTO deliveries (reference, recipient_name, address, destination_lat, destination_lon, created_by)
-            VALUES ($1, $2, $3, $4, $5, $6)
-            ON CONFLICT (reference) DO NOTHING
-            RETURNING id
-            """, [draft.reference, draft.recipientName, draft.address, draft.destination?.lat, draft.destination?.lon,
-                  actor?.keyID])
+    /// Creates `draft`, or reports the existing delivery with its reference. A new delivery is
+    /// committed with a `delivery_created` audit event (subject `delivery:<reference>`).
+    public func create(_ draft: NewDelivery, by actor: Actor?, origin: AuditOrigin? = nil) async throws -> DeliveryCreation {
+        let origin = origin ?? (actor.map { AuditOrigin(actor: $0) } ?? .system)
+        let inserted = try await database.withTransaction { session in
+            let inserted = try await session.query("""
+                INSERT INTO deliveries (reference, recipient_name, address, destination_lat, destination_lon, created_by)
+                VALUES ($1, $2, $3, $4, $5, $6)
+                ON CONFLICT (reference) DO NOTHING
+                RETURNING id
+                """, [draft.reference, draft.recipientName, draft.address, draft.destination?.lat, draft.destination?.lon,
+                      actor?.keyID])
+            if inserted.rowCount == 1 {
+                try await AuditLog.append(.deliveryCreated, subject: "delivery:\(draft.reference)",
+                                          details: ["delivery_id": try inserted.decode(UUID.self, row: 0, column: 0).uuidString.lowercased()],
+                                          origin: origin, in: session)
+            }
+            return inserted
+        }
         guard let existing = try await find(reference: draft.reference) else {
             throw PostgresError(.queryFailed, message: "delivery \(draft.reference) vanished after insert")
         }

@@ -52,11 +52,26 @@ public struct ProofRepository: Sendable {
     /// completes the idempotency record with its response — one statement, so one transaction and
     /// one round trip. Concurrent uploads for one delivery race on the unique `proofs.delivery_id`:
     /// exactly one wins, the others get ``ProofStoreError/proofAlreadyRecorded(_:)``.
+    ///
+    /// The same transaction appends a `proof_recorded` audit event (subject `delivery:<reference>`,
+    /// details `proof_id`, `points_sha256`, `png_sha256`) on behalf of `origin`.
     public func record(_ proof: NewProof, reference: String,
-                       idempotency: (apiKeyID: UUID, key: String, response: IdempotentResponse)? = nil) async throws {
+                       idempotency: (apiKeyID: UUID, key: String, response: IdempotentResponse)? = nil,
+                       origin: AuditOrigin = .system) async throws {
+        try await database.withTransaction { session in
+            try await record(proof, reference: reference, idempotency: idempotency, in: session)
+            try await AuditLog.append(.proofRecorded, subject: "delivery:\(reference)",
+                                      details: ["proof_id": proof.id.uuidString.lowercased(), "points_sha256": proof.bodySHA256.hexString,
+                                                "png_sha256": proof.pngSHA256.hexString],
+                                      origin: origin, in: session)
+        }
+    }
+
+    private func record(_ proof: NewProof, reference: String, idempotency: (apiKeyID: UUID, key: String, response: IdempotentResponse)?,
+                        in session: PostgresSession) async throws {
         let result: PostgresResult
         do {
-            result = try await database.query("""
+            result = try await session.query("""
                 WITH delivery AS (
                     SELECT id FROM deliveries WHERE reference = $33
                 ), proof AS (

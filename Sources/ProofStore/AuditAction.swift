@@ -1,0 +1,17 @@
+/// The actions the audit log records.
+public enum AuditAction: String, Sendable, CaseIterable {
+    /// A delivery was created (subject `delivery:<reference>`).
+    case deliveryCreated = "delivery_created"
+    /// A proof was stored (subject `delivery:<reference>`; details `proof_id`, `points_sha256`, `png_sha256`).
+    case proofRecorded = "proof_recorded"
+    /// The stored PNG was read.
+    case proofPNGRead = "proof_png_read"
+    /// The SVG was rendered from the stored ink and read.
+    case proofSVGRead = "proof_svg_read"
+    /// The original points (or their InkML) were read.
+    case proofPointsRead = "proof_points_read"
+    /// An API key was made (subject `key:<uuid>`).
+    case keyCreated = "key_created"
+    /// An API key was revoked (subject `key:<uuid>`).
+    case keyRevoked = "key_revoked"
+}

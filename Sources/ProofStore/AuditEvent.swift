@@ -1,0 +1,91 @@
+import Cryptography
+import Foundation
+
+/// One stored audit event: a link of the hash chain described in `docs/audit.md`.
+public struct AuditEvent: Sendable, Equatable {
+    /// Position in the chain, from 1, without gaps.
+    public var seq: Int64
+    /// When the event was appended, in whole microseconds since the Unix epoch.
+    public var occurredAtMicros: Int64
+    /// The API key that acted (`nil` for the CLI or the system).
+    public var actorKeyID: UUID?
+    /// The role it acted under: a ``Role`` raw value, `cli` or `system`.
+    public var actorRole: String?
+    /// What happened, e.g. `proof_recorded` (see ``AuditAction``).
+    public var action: String
+    /// What it happened to, e.g. `delivery:REF-1` or `key:<uuid>`.
+    public var subject: String
+    /// The request id, when the event came from an HTTP request.
+    public var requestID: String?
+    /// The caller's address, when known.
+    public var clientAddress: String?
+    /// The caller's User-Agent, when known.
+    public var userAgent: String?
+    /// The exact JSON text that was hashed (an object whose values are strings).
+    public var detailsJSON: String
+    /// The previous event's hash (32 zero bytes for seq 1).
+    public var prevHash: [UInt8]
+    /// `SHA-256(prevHash || canonicalBytes)`.
+    public var hash: [UInt8]
+
+    /// When the event was appended.
+    public var occurredAt: Date { Date(timeIntervalSince1970: Double(occurredAtMicros) / 1_000_000) }
+
+    /// The details as a dictionary (empty when the stored text is not a string-valued object).
+    public var details: [String: String] {
+        (try? JSONDecoder().decode([String: String].self, from: Data(detailsJSON.utf8))) ?? [:]
+    }
+
+    /// The hash of the first event's predecessor.
+    public static let genesisHash = [UInt8](repeating: 0, count: 32)
+
+    /// The version tag that starts every canonical encoding.
+    public static let encodingTag = "countersign.audit/v1"
+
+    /// The canonical bytes of an event (everything but the hashes), as documented in `docs/audit.md`:
+    /// the tag, seq and time as 8-byte big-endian integers, then each optional text field as
+    /// `0x00` (null) or `0x01` + 4-byte big-endian length + UTF-8 bytes, in a fixed order.
+    public static func canonicalBytes(seq: Int64, occurredAtMicros: Int64, actorKeyID: UUID?, actorRole: String?,
+                                      action: String, subject: String, requestID: String?, clientAddress: String?,
+                                      userAgent: String?, detailsJSON: String) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(256 + detailsJSON.utf8.count)
+        func field(_ text: String?) {
+            guard let text else { out.append(0); return }
+            out.append(1)
+            let bytes = Array(text.utf8)
+            withUnsafeBytes(of: UInt32(bytes.count).bigEndian) { out.append(contentsOf: $0) }
+            out.append(contentsOf: bytes)
+        }
+        field(encodingTag)
+        withUnsafeBytes(of: seq.bigEndian) { out.append(contentsOf: $0) }
+        withUnsafeBytes(of: occurredAtMicros.bigEndian) { out.append(contentsOf: $0) }
+        field(actorKeyID?.uuidString.lowercased())
+        field(actorRole)
+        field(action)
+        field(subject)
+        field(requestID)
+        field(clientAddress)
+        field(userAgent)
+        field(detailsJSON)
+        return out
+    }
+
+    /// `SHA-256(prevHash || canonicalBytes(...))`.
+    public static func chainHash(prevHash: [UInt8], canonical: [UInt8]) -> [UInt8] {
+        var hasher = SHA256Hasher()
+        hasher.update(prevHash)
+        hasher.update(canonical)
+        return hasher.finalize()
+    }
+
+    /// This event's canonical bytes.
+    public var canonicalBytes: [UInt8] {
+        Self.canonicalBytes(seq: seq, occurredAtMicros: occurredAtMicros, actorKeyID: actorKeyID, actorRole: actorRole,
+                            action: action, subject: subject, requestID: requestID, clientAddress: clientAddress,
+                            userAgent: userAgent, detailsJSON: detailsJSON)
+    }
+
+    /// The hash this event should carry given its ``prevHash``.
+    public var recomputedHash: [UInt8] { Self.chainHash(prevHash: prevHash, canonical: canonicalBytes) }
+}

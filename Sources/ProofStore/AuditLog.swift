@@ -1,0 +1,143 @@
+import Foundation
+import Postgres
+
+/// Filters and a page position for reading the audit log (oldest first).
+public struct AuditQuery: Sendable, Equatable {
+    /// Events at or after this time.
+    public var since: Date?
+    /// Events before this time.
+    public var until: Date?
+    /// Events by this API key.
+    public var actorKeyID: UUID?
+    /// Events with this action.
+    public var action: String?
+    /// Events about this subject.
+    public var subject: String?
+    /// Page size.
+    public var limit: Int
+    /// Events after this sequence number (keyset paging).
+    public var afterSeq: Int64?
+
+    /// Creates a query.
+    public init(since: Date? = nil, until: Date? = nil, actorKeyID: UUID? = nil, action: String? = nil, subject: String? = nil,
+                limit: Int = 100, afterSeq: Int64? = nil) {
+        self.since = since
+        self.until = until
+        self.actorKeyID = actorKeyID
+        self.action = action
+        self.subject = subject
+        self.limit = limit
+        self.afterSeq = afterSeq
+    }
+}
+
+/// One page of audit events and where the next one starts.
+public struct AuditPage: Sendable, Equatable {
+    /// The events, by ascending seq.
+    public var events: [AuditEvent]
+    /// The seq to pass as ``AuditQuery/afterSeq`` for the next page; `nil` on the last page.
+    public var nextSeq: Int64?
+}
+
+/// The append-only, hash-chained audit log (`audit_events`, see `docs/audit.md`).
+///
+/// Appends run inside the caller's transaction so an event commits or rolls back with the change
+/// it records. Each append first calls `countersign_audit_head()`, which takes a transaction-scoped
+/// advisory lock: appends are serialised until commit, so concurrent writers never fork the
+/// chain, and `seq` has no gaps. Appending requires READ COMMITTED (the default) so the head read
+/// after the lock sees the last committed event; the primary key on `seq` rejects any fork anyway.
+public struct AuditLog: Sendable {
+    let database: PostgresClient
+
+    /// Creates the log over `database`.
+    public init(database: PostgresClient) {
+        self.database = database
+    }
+
+    static let columns = """
+        seq, occurred_at, actor_key_id, actor_role, action, subject, request_id, client_address, user_agent,
+        details_text, prev_hash, hash
+        """
+
+    /// Appends an event in the transaction `session` is in; hold the transaction open only briefly
+    /// afterwards, since other appends wait for its commit.
+    @discardableResult
+    public static func append(_ action: AuditAction, subject: String, details: [String: String] = [:], origin: AuditOrigin,
+                              in session: PostgresSession) async throws -> AuditEvent {
+        let head = try await session.query("SELECT head_seq, head_hash FROM countersign_audit_head()")
+        var seq: Int64 = 1
+        var prevHash = AuditEvent.genesisHash
+        if let row = head.first {
+            seq = try row.decode(Int64.self, 0) + 1
+            prevHash = try row.decode([UInt8].self, 1)
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let detailsJSON = String(decoding: try encoder.encode(details), as: UTF8.self)
+        let micros = Int64((Date().timeIntervalSince1970 * 1_000_000).rounded())
+        var event = AuditEvent(seq: seq, occurredAtMicros: micros, actorKeyID: origin.actor?.keyID, actorRole: origin.role,
+                               action: action.rawValue, subject: subject, requestID: origin.requestID,
+                               clientAddress: origin.clientAddress, userAgent: origin.userAgent.map { String($0.prefix(512)) },
+                               detailsJSON: detailsJSON, prevHash: prevHash, hash: [])
+        event.hash = event.recomputedHash
+        try await session.execute("""
+            INSERT INTO audit_events (seq, occurred_at, actor_key_id, actor_role, action, subject, request_id, client_address,
+                user_agent, details_text, prev_hash, hash)
+            VALUES ($1, $2, $3, $4::text, $5, $6, $7::text, $8::text, $9::text, $10, $11, $12)
+            """, [event.seq, AuditTimestamp(micros: event.occurredAtMicros), event.actorKeyID, event.actorRole, event.action,
+                  event.subject, event.requestID, event.clientAddress, event.userAgent, event.detailsJSON,
+                  PostgresBytes(event.prevHash), PostgresBytes(event.hash)])
+        return event
+    }
+
+    /// Appends an event in a short transaction of its own (reads of proof content).
+    @discardableResult
+    public func append(_ action: AuditAction, subject: String, details: [String: String] = [:],
+                       origin: AuditOrigin) async throws -> AuditEvent {
+        try await database.withTransaction { session in
+            try await Self.append(action, subject: subject, details: details, origin: origin, in: session)
+        }
+    }
+
+    /// One page of events matching `query`, oldest first.
+    public func events(_ query: AuditQuery) async throws -> AuditPage {
+        var conditions: [String] = []
+        var parameters: [any PostgresBindable] = []
+        func parameter(_ value: any PostgresBindable) -> String {
+            parameters.append(value)
+            return "$\(parameters.count)"
+        }
+        if let since = query.since { conditions.append("occurred_at >= \(parameter(since))") }
+        if let until = query.until { conditions.append("occurred_at < \(parameter(until))") }
+        if let actor = query.actorKeyID { conditions.append("actor_key_id = \(parameter(actor))") }
+        if let action = query.action { conditions.append("action = \(parameter(action))") }
+        if let subject = query.subject { conditions.append("subject = \(parameter(subject))") }
+        if let after = query.afterSeq { conditions.append("seq > \(parameter(after))") }
+        let limit = parameter(query.limit + 1)
+        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let result = try await database.query(
+            "SELECT \(Self.columns) FROM audit_events \(whereClause) ORDER BY seq LIMIT \(limit)", parameters)
+        var events = try result.rows.map(Self.event)
+        var next: Int64?
+        if events.count > query.limit {
+            events.removeLast(events.count - query.limit)
+            next = events.last?.seq
+        }
+        return AuditPage(events: events, nextSeq: next)
+    }
+
+    /// Up to `limit` events after `seq`, by ascending seq, read in `session`.
+    static func page(after seq: Int64, limit: Int, in session: PostgresSession) async throws -> [AuditEvent] {
+        try await session.query("SELECT \(columns) FROM audit_events WHERE seq > $1 ORDER BY seq LIMIT $2", [seq, limit])
+            .rows.map(event)
+    }
+
+    static func event(_ row: PostgresRow) throws -> AuditEvent {
+        AuditEvent(seq: try row.decode(Int64.self, 0), occurredAtMicros: try row.decode(AuditTimestamp.self, 1).micros,
+                   actorKeyID: try row.decode(UUID?.self, 2), actorRole: try row.decode(String?.self, 3),
+                   action: try row.decode(String.self, 4), subject: try row.decode(String.self, 5),
+                   requestID: try row.decode(String?.self, 6), clientAddress: try row.decode(String?.self, 7),
+                   userAgent: try row.decode(String?.self, 8), detailsJSON: try row.decode(String.self, 9),
+                   prevHash: try row.decode([UInt8].self, 10), hash: try row.decode([UInt8].self, 11))
+    }
+}

@@ -1,0 +1,49 @@
+/// The outcome of walking the audit chain.
+public enum AuditVerification: Sendable, Equatable {
+    /// Every event and every referenced proof checked out.
+    case ok(count: Int64, headHash: [UInt8])
+    /// The first place the record stops being consistent.
+    case broken(AuditBreak)
+}
+
+/// Where and how the audit chain (or a proof it vouches for) fails verification.
+public struct AuditBreak: Sendable, Equatable {
+    /// What failed.
+    public enum Kind: String, Sendable, Equatable {
+        /// The event's stored hash is not the hash of its content.
+        case hashMismatch = "hash_mismatch"
+        /// The event's `prev_hash` is not the previous event's hash.
+        case prevMismatch = "prev_mismatch"
+        /// A sequence number is missing (an event was deleted).
+        case gap
+        /// The stored PNG does not hash to the digest recorded for it.
+        case proofPNGMismatch = "proof_png_mismatch"
+        /// The stored original body does not hash to the digest recorded for it.
+        case proofBodyMismatch = "proof_body_mismatch"
+        /// A recorded proof is no longer in the proofs table.
+        case proofMissing = "proof_missing"
+    }
+
+    /// The sequence number at which the chain breaks (the missing one for a gap).
+    public var seq: Int64
+    /// What failed.
+    public var kind: Kind
+    /// The value the chain vouches for (hex digest or sequence number).
+    public var expected: String
+    /// The value found.
+    public var found: String
+    /// The event's subject (e.g. `delivery:REF-1`), when there is an event.
+    public var subject: String?
+    /// The proof concerned, for proof kinds.
+    public var proofID: String?
+
+    /// Creates a break report.
+    public init(seq: Int64, kind: Kind, expected: String, found: String, subject: String? = nil, proofID: String? = nil) {
+        self.seq = seq
+        self.kind = kind
+        self.expected = expected
+        self.found = found
+        self.subject = subject
+        self.proofID = proofID
+    }
+}
