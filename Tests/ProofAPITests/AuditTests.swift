@@ -1,0 +1,272 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Postgres
+import ProofAPI
+import ProofStore
+import Testing
+import TestSupport
+
+@Suite("Audit log", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+struct AuditTests {
+    /// Runs `body` with a superuser client on the harness's scratch database (tampering as someone with full access would).
+    static func asSuperuser(_ harness: APITestHarness, _ body: (PostgresClient) async throws -> Void) async throws {
+        let url = try #require(harness.scratch.adminURL, "TEST_DATABASE_ADMIN_URL is needed to tamper as the superuser")
+        let admin = PostgresClient(configuration: PostgresConfiguration(url: url, poolSize: 1))
+        do {
+            try await body(admin)
+            await admin.shutdown()
+        } catch {
+            await admin.shutdown()
+            throw error
+        }
+    }
+
+    static func verify(_ client: some TestClientProtocol, _ harness: APITestHarness) async throws -> [String: Any] {
+        let response = try await client.execute(uri: "/v1/audit/verify", method: .get, headers: harness.headers(.auditor))
+        #expect(response.status == .ok)
+        return response.json
+    }
+
+    /// Creates a delivery and uploads a proof; returns the reference and the proof id.
+    static func deliver(_ client: some TestClientProtocol, _ harness: APITestHarness, signer: String = "Ada") async throws -> (String, String) {
+        let reference = try await harness.createDelivery(client)
+        let upload = try await client.execute(uri: "/v1/deliveries/\(reference)/proof", method: .post, headers: harness.headers(.courier),
+                                              body: ByteBuffer(string: Samples.proofJSON(signer: signer)))
+        #expect(upload.status == .created)
+        return (reference, try #require(upload.json["proof_id"] as? String))
+    }
+
+    @Test("the chain verifies after a mixed workload of 50 concurrent writers, with no gap and no fork")
+    func concurrentWriters() async throws {
+        try await APITestHarness.with(poolSize: 8) { harness in
+            try await harness.application().test(.live) { client in
+                let keys = APIKeyRepository(database: harness.database)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    for index in 0..<50 {
+                        group.addTask {
+                            switch index % 3 {
+                            case 0:
+                                let (reference, _) = try await Self.deliver(client, harness, signer: "Signer \(index)")
+                                let png = try await client.execute(uri: "/v1/deliveries/\(reference)/proof/signature.png", method: .get,
+                                                                   headers: harness.headers(.dispatcher))
+                                #expect(png.status == .ok)
+                            case 1:
+                                let (key, _) = try await keys.create(name: "worker \(index)", role: .courier)
+                                #expect(try await keys.revoke(id: key.id))
+                            default:
+                                try await harness.createDelivery(client)
+                            }
+                        }
+                    }
+                    try await group.waitForAll()
+                }
+                // 4 harness keys + 17 x (delivery, proof, PNG read) + 17 x (key created, revoked) + 16 deliveries.
+                let expected = 4 + 17 * 3 + 17 * 2 + 16
+                let stats = try await harness.database.query("SELECT count(*), max(seq), count(DISTINCT prev_hash) FROM audit_events")
+                #expect(try stats.decode(Int.self, row: 0, column: 0) == expected)
+                #expect(try stats.decode(Int.self, row: 0, column: 1) == expected)
+                #expect(try stats.decode(Int.self, row: 0, column: 2) == expected, "every event has its own predecessor: no fork")
+                let result = try await Self.verify(client, harness)
+                #expect(result["status"] as? String == "ok")
+                #expect(result["count"] as? Int == expected)
+                let head = try await harness.database.query("SELECT hash FROM audit_events ORDER BY seq DESC LIMIT 1")
+                #expect(result["head_hash"] as? String == (try head.decode([UInt8].self, row: 0, column: 0)).hexString)
+                let kinds = try await harness.database.query("SELECT action, count(*) FROM audit_events GROUP BY action ORDER BY action")
+                let counts = Dictionary(uniqueKeysWithValues: try kinds.rows.map { (try $0.decode(String.self, 0), try $0.decode(Int.self, 1)) })
+                #expect(counts == ["delivery_created": 33, "proof_recorded": 17, "proof_png_read": 17, "key_created": 21, "key_revoked": 17])
+            }
+        }
+    }
+
+    @Test("as the superuser, one changed byte of a stored PNG or body is found and the proof named")
+    func tamperedProof() async throws {
+        try await APITestHarness.with { harness in
+            try await harness.application().test(.router) { client in
+                let (_, first) = try await Self.deliver(client, harness, signer: "First")
+                let (secondReference, second) = try await Self.deliver(client, harness, signer: "Second")
+                #expect(try await Self.verify(client, harness)["status"] as? String == "ok")
+                let recorded = try await harness.database.query(
+                    "SELECT seq FROM audit_events WHERE action = 'proof_recorded' ORDER BY seq")
+                let firstSeq = try recorded.decode(Int.self, row: 0, column: 0), secondSeq = try recorded.decode(Int.self, row: 1, column: 0)
+
+                try await Self.asSuperuser(harness) { admin in try await Self.tamperProofs(admin, first: first, second: second, client, harness,
+                                                                                           firstSeq: firstSeq, secondSeq: secondSeq, secondReference: secondReference) }
+            }
+        }
+    }
+
+    static func tamperProofs(_ admin: PostgresClient, first: String, second: String, _ client: some TestClientProtocol, _ harness: APITestHarness,
+                             firstSeq: Int, secondSeq: Int, secondReference: String) async throws {
+        try await admin.withConnection { session in
+            try await session.execute("ALTER TABLE proofs DISABLE TRIGGER USER")
+            try await session.execute("UPDATE proofs SET png = set_byte(png, 60, get_byte(png, 60) # 1) WHERE id = $1::uuid", [second])
+            try await session.execute("ALTER TABLE proofs ENABLE TRIGGER USER")
+        }
+        var result = try await Self.verify(client, harness)
+        #expect(result["status"] as? String == "broken")
+        #expect(result["kind"] as? String == "proof_png_mismatch")
+        #expect(result["seq"] as? Int == secondSeq)
+        #expect(result["proof_id"] as? String == second)
+        #expect(result["subject"] as? String == "delivery:\(secondReference)")
+        #expect((result["expected"] as? String) != (result["found"] as? String))
+
+        // An earlier proof's original body: the break reported is the first one in the chain.
+        try await admin.withConnection { session in
+            try await session.execute("ALTER TABLE proofs DISABLE TRIGGER USER")
+            try await session.execute("UPDATE proofs SET body = set_byte(body, 5, get_byte(body, 5) # 1) WHERE id = $1::uuid", [first])
+            try await session.execute("ALTER TABLE proofs ENABLE TRIGGER USER")
+        }
+        result = try await Self.verify(client, harness)
+        #expect(result["kind"] as? String == "proof_body_mismatch")
+        #expect(result["seq"] as? Int == firstSeq)
+        #expect(result["proof_id"] as? String == first)
+    }
+
+    @Test("as the superuser, an edited or deleted audit row is found and its sequence named")
+    func tamperedChain() async throws {
+        try await APITestHarness.with { harness in
+            try await harness.application().test(.router) { client in
+                for _ in 0..<3 { try await harness.createDelivery(client) }
+                #expect(try await Self.verify(client, harness)["count"] as? Int == 7)
+                try await Self.asSuperuser(harness) { admin in try await Self.tamperChain(admin, client, harness) }
+            }
+        }
+    }
+
+    static func tamperChain(_ admin: PostgresClient, _ client: some TestClientProtocol, _ harness: APITestHarness) async throws {
+        let original = try await admin.query("SELECT subject FROM audit_events WHERE seq = 5").decode(String.self, row: 0, column: 0)
+        try await admin.withConnection { session in
+            try await session.execute("ALTER TABLE audit_events DISABLE TRIGGER USER")
+            try await session.execute("UPDATE audit_events SET subject = 'delivery:someone-else' WHERE seq = 5")
+            try await session.execute("ALTER TABLE audit_events ENABLE TRIGGER USER")
+        }
+        var result = try await Self.verify(client, harness)
+        #expect(result["status"] as? String == "broken")
+        #expect(result["kind"] as? String == "hash_mismatch")
+        #expect(result["seq"] as? Int == 5)
+
+        // Rewriting the hash too moves the break to the next event's prev_hash.
+        let edited = try await AuditLog(database: harness.database).events(AuditQuery(limit: 1, afterSeq: 4)).events[0]
+        try await admin.withConnection { session in
+            try await session.execute("ALTER TABLE audit_events DISABLE TRIGGER USER")
+            try await session.execute("UPDATE audit_events SET hash = $1 WHERE seq = 5", [PostgresBytes(edited.recomputedHash)])
+            try await session.execute("ALTER TABLE audit_events ENABLE TRIGGER USER")
+        }
+        result = try await Self.verify(client, harness)
+        #expect(result["kind"] as? String == "prev_mismatch")
+        #expect(result["seq"] as? Int == 6)
+
+        // Put it back, then delete a row.
+        try await admin.withConnection { session in
+            try await session.execute("ALTER TABLE audit_events DISABLE TRIGGER USER")
+            try await session.execute("UPDATE audit_events SET subject = $1, hash = $2 WHERE seq = 5",
+                                      [original, PostgresBytes(Self.hashOf(subject: original, edited: edited))])
+            try await session.execute("ALTER TABLE audit_events ENABLE TRIGGER USER")
+        }
+        #expect(try await Self.verify(client, harness)["status"] as? String == "ok")
+        try await admin.withConnection { session in
+            try await session.execute("ALTER TABLE audit_events DISABLE TRIGGER USER")
+            try await session.execute("DELETE FROM audit_events WHERE seq = 3")
+            try await session.execute("ALTER TABLE audit_events ENABLE TRIGGER USER")
+        }
+        result = try await Self.verify(client, harness)
+        #expect(result["kind"] as? String == "gap")
+        #expect(result["seq"] as? Int == 3)
+        #expect(result["found"] as? String == "4")
+    }
+
+    static func hashOf(subject: String, edited: AuditEvent) -> [UInt8] {
+        var event = edited
+        event.subject = subject
+        return event.recomputedHash
+    }
+
+    @Test("the service role cannot UPDATE, DELETE or TRUNCATE audit events")
+    func appendOnly() async throws {
+        try await APITestHarness.with { harness in
+            let database = harness.database
+            let before = try await database.query("SELECT count(*) FROM audit_events").decode(Int.self, row: 0, column: 0)
+            #expect(before == 4)
+            await #expect(throws: PostgresError.self) { try await database.query("UPDATE audit_events SET subject = 'x' WHERE seq = 1") }
+            await #expect(throws: PostgresError.self) { try await database.query("DELETE FROM audit_events WHERE seq = 4") }
+            await #expect(throws: PostgresError.self) { try await database.query("TRUNCATE audit_events") }
+            let after = try await database.query("SELECT count(*) FROM audit_events").decode(Int.self, row: 0, column: 0)
+            #expect(after == 4)
+            let head = try await database.query("SELECT hash FROM audit_events WHERE seq = 4").decode([UInt8].self, row: 0, column: 0)
+            let verification = try await AuditVerifier(database: database).verify()
+            #expect(verification == .ok(count: 4, headHash: head))
+        }
+    }
+
+    @Test("events: auditor and admin only; filters by action, subject, actor and time; keyset paging; reads are recorded")
+    func eventsEndpoint() async throws {
+        try await APITestHarness.with { harness in
+            try await harness.application().test(.router) { client in
+                for role: Role? in [nil, .courier, .dispatcher] {
+                    for path in ["/v1/audit/events", "/v1/audit/verify"] {
+                        let response = try await client.execute(uri: path, method: .get, headers: harness.headers(role))
+                        #expect(response.status == (role == nil ? .unauthorized : .forbidden), "\(path) as \(role?.rawValue ?? "nobody")")
+                        #expect(response.headers[.contentType] == Problem.contentType)
+                    }
+                }
+                let references = [try await harness.createDelivery(client), try await harness.createDelivery(client)]
+                let (proofReference, _) = try await Self.deliver(client, harness)
+                let png = try await client.execute(uri: "/v1/deliveries/\(proofReference)/proof/signature.png", method: .get,
+                                                   headers: harness.headers(.auditor, [.userAgent: "audit-test/1"]))
+                #expect(png.status == .ok)
+
+                let all = try await client.execute(uri: "/v1/audit/events", method: .get, headers: harness.headers(.admin))
+                #expect(all.status == .ok)
+                let items = try #require(all.json["items"] as? [[String: Any]])
+                #expect(items.map { $0["seq"] as? Int } == Array(1...9).map { Optional($0) })
+                #expect(items.prefix(4).allSatisfy { $0["action"] as? String == "key_created" && ($0["actor"] as? [String: Any])?["role"] as? String == "cli" })
+
+                let created = try await client.execute(uri: "/v1/audit/events?action=delivery_created", method: .get, headers: harness.headers(.auditor))
+                #expect((created.json["items"] as? [[String: Any]])?.count == 3)
+                let dispatcher = harness.actors[.dispatcher]!.keyID.uuidString.lowercased()
+                let byActor = try await client.execute(uri: "/v1/audit/events?actor=\(dispatcher)", method: .get, headers: harness.headers(.auditor))
+                #expect((byActor.json["items"] as? [[String: Any]])?.count == 3)
+                let subject = try await client.execute(uri: "/v1/audit/events?subject=delivery:\(references[1])", method: .get,
+                                                       headers: harness.headers(.auditor))
+                let subjectItems = try #require(subject.json["items"] as? [[String: Any]])
+                #expect(subjectItems.count == 1)
+                #expect(subjectItems.first?["request_id"] as? String != nil)
+
+                let reads = try await client.execute(uri: "/v1/audit/events?action=proof_png_read", method: .get, headers: harness.headers(.auditor))
+                let read = try #require((reads.json["items"] as? [[String: Any]])?.first)
+                #expect(read["user_agent"] as? String == "audit-test/1")
+                #expect((read["actor"] as? [String: Any])?["key_id"] as? String == harness.actors[.auditor]!.keyID.uuidString.lowercased())
+                let recorded = try await client.execute(uri: "/v1/audit/events?action=proof_recorded", method: .get, headers: harness.headers(.auditor))
+                let details = try #require((recorded.json["items"] as? [[String: Any]])?.first?["details"] as? [String: String])
+                #expect(details["png_sha256"] == Fingerprint.sha256(png.bytes).hexString)
+                #expect(details["points_sha256"]?.count == 64)
+
+                let future = try await client.execute(uri: "/v1/audit/events?since=2999-01-01T00:00:00Z", method: .get, headers: harness.headers(.auditor))
+                #expect((future.json["items"] as? [[String: Any]])?.isEmpty == true)
+                let past = try await client.execute(uri: "/v1/audit/events?until=2999-01-01T00:00:00Z&since=2000-01-01T00:00:00Z", method: .get,
+                                                    headers: harness.headers(.auditor))
+                #expect((past.json["items"] as? [[String: Any]])?.count == 9)
+
+                var seqs: [Int] = []
+                var uri: String? = "/v1/audit/events?limit=4"
+                while let next = uri {
+                    let page = try await client.execute(uri: next, method: .get, headers: harness.headers(.auditor))
+                    #expect(page.status == .ok)
+                    seqs += (page.json["items"] as? [[String: Any]] ?? []).compactMap { $0["seq"] as? Int }
+                    uri = page.json["next"] as? String
+                    #expect(seqs.count <= 9)
+                }
+                #expect(seqs == Array(1...9))
+
+                for bad in ["action=deleted", "actor=nobody", "limit=0", "cursor=zzz", "since=yesterday"] {
+                    let response = try await client.execute(uri: "/v1/audit/events?\(bad)", method: .get, headers: harness.headers(.auditor))
+                    #expect(response.status == .unprocessableContent, "\(bad)")
+                    #expect(response.problemCode == "validation_failed")
+                }
+            }
+        }
+    }
+}
