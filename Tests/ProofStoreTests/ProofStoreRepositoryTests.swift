@@ -48,13 +48,16 @@ struct ProofStoreRepositoryTests {
     func idempotency() async throws {
         try await ScratchDatabase.with(prefix: "idem") { _, database in
             let (key, _) = try await APIKeyRepository(database: database).create(name: "k", role: .courier)
-            let store = IdempotencyRepository(database: database, abandonAfter: .milliseconds(200))
+            // Two views of the same table, so the test does not depend on how fast the machine is:
+            // one that never considers a claim abandoned, one that considers every older claim abandoned.
+            let store = IdempotencyRepository(database: database, abandonAfter: .seconds(3600))
+            let impatient = IdempotencyRepository(database: database, abandonAfter: .zero)
             let a = [UInt8](repeating: 1, count: 32), b = [UInt8](repeating: 2, count: 32)
             #expect(try await store.claim(apiKeyID: key.id, key: "x", requestSHA256: a) == .claimed)
             #expect(try await store.claim(apiKeyID: key.id, key: "x", requestSHA256: a) == .inFlight)
             #expect(try await store.claim(apiKeyID: key.id, key: "x", requestSHA256: b) == .mismatch)
-            try await Task.sleep(for: .milliseconds(400))
-            #expect(try await store.claim(apiKeyID: key.id, key: "x", requestSHA256: a) == .claimed)
+            #expect(try await impatient.claim(apiKeyID: key.id, key: "x", requestSHA256: a) == .claimed)
+            #expect(try await store.claim(apiKeyID: key.id, key: "x", requestSHA256: a) == .inFlight)
             try await store.release(apiKeyID: key.id, key: "x")
             #expect(try await store.claim(apiKeyID: key.id, key: "x", requestSHA256: b) == .claimed)
         }
