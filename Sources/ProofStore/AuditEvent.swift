@@ -28,6 +28,23 @@ public struct AuditEvent: Sendable, Equatable {
     /// `SHA-256(prevHash || canonicalBytes)`.
     public var hash: [UInt8]
 
+    /// Creates an event value (the log makes them; tests and tools rebuild them to recompute hashes).
+    public init(seq: Int64, occurredAtMicros: Int64, actorKeyID: UUID?, actorRole: String?, action: String, subject: String,
+                requestID: String?, clientAddress: String?, userAgent: String?, detailsJSON: String, prevHash: [UInt8], hash: [UInt8]) {
+        self.seq = seq
+        self.occurredAtMicros = occurredAtMicros
+        self.actorKeyID = actorKeyID
+        self.actorRole = actorRole
+        self.action = action
+        self.subject = subject
+        self.requestID = requestID
+        self.clientAddress = clientAddress
+        self.userAgent = userAgent
+        self.detailsJSON = detailsJSON
+        self.prevHash = prevHash
+        self.hash = hash
+    }
+
     /// When the event was appended.
     public var occurredAt: Date { Date(timeIntervalSince1970: Double(occurredAtMicros) / 1_000_000) }
 

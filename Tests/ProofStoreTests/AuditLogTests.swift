@@ -1,0 +1,87 @@
+import Foundation
+import Postgres
+import ProofStore
+import Testing
+import TestSupport
+
+@Suite("Audit encoding")
+struct AuditEncodingTests {
+    @Test("canonical bytes follow docs/audit.md: tag, seq, microseconds, then null or length-prefixed UTF-8 fields")
+    func canonicalBytes() {
+        let event = AuditEvent(seq: 2, occurredAtMicros: 1_700_000_000_123_456, actorKeyID: UUID(uuidString: "00000000-0000-0000-0000-0000000000AB"),
+                               actorRole: "admin", action: "key_revoked", subject: "key:x", requestID: nil, clientAddress: "::1",
+                               userAgent: nil, detailsJSON: "{}", prevHash: [UInt8](repeating: 7, count: 32), hash: [])
+        func text(_ value: String) -> [UInt8] {
+            let bytes = Array(value.utf8)
+            return [1, 0, 0, UInt8(bytes.count >> 8), UInt8(bytes.count & 0xFF)] + bytes
+        }
+        var expected = text("countersign.audit/v1")
+        expected += [0, 0, 0, 0, 0, 0, 0, 2]
+        expected += withUnsafeBytes(of: Int64(1_700_000_000_123_456).bigEndian) { Array($0) }
+        expected += text("00000000-0000-0000-0000-0000000000ab") + text("admin") + text("key_revoked") + text("key:x")
+        expected += [0] + text("::1") + [0] + text("{}")
+        #expect(event.canonicalBytes == expected)
+        #expect(event.recomputedHash == Fingerprint.sha256(event.prevHash + expected))
+        #expect(AuditEvent.genesisHash == [UInt8](repeating: 0, count: 32))
+    }
+}
+
+@Suite("Audit log store", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+struct AuditLogTests {
+    static func actions(_ database: PostgresClient) async throws -> [String] {
+        try await database.query("SELECT action FROM audit_events ORDER BY seq").rows.map { try $0.decode(String.self, 0) }
+    }
+
+    @Test("changes append exactly one event each, in their transaction; repeats and failures append none")
+    func changesAppend() async throws {
+        try await ScratchDatabase.with(prefix: "audit") { _, database in
+            let keys = APIKeyRepository(database: database)
+            let (key, _) = try await keys.create(name: "k", role: .dispatcher)
+            #expect(try await keys.revoke(id: key.id))
+            #expect(try await keys.revoke(id: key.id), "still true: the key exists")
+            #expect(try await keys.revoke(id: UUID()) == false)
+            let deliveries = DeliveryRepository(database: database)
+            let draft = NewDelivery(reference: "A-1", recipientName: "R", address: "X", destination: nil)
+            _ = try await deliveries.create(draft, by: key.actor)
+            _ = try await deliveries.create(draft, by: key.actor)
+            var other = draft
+            other.address = "Y"
+            _ = try await deliveries.create(other, by: key.actor)
+            #expect(try await Self.actions(database) == ["key_created", "key_revoked", "delivery_created"])
+
+            // A transaction that rolls back takes its event (and its seq) with it.
+            await #expect(throws: PostgresError.self) {
+                try await database.withTransaction { session in
+                    try await AuditLog.append(.deliveryCreated, subject: "delivery:ghost", origin: .system, in: session)
+                    try await session.execute("SELECT 1/0")
+                }
+            }
+            let event = try await AuditLog(database: database).append(.proofPNGRead, subject: "delivery:A-1", origin: .system)
+            #expect(event.seq == 4)
+            let page = try await AuditLog(database: database).events(AuditQuery(limit: 10))
+            #expect(page.events.map(\.seq) == [1, 2, 3, 4])
+            #expect(page.events[0].actorRole == "cli" && page.events[0].actorKeyID == nil)
+            #expect(page.events[2].actorKeyID == key.id && page.events[2].actorRole == "dispatcher")
+            #expect(page.events[0].prevHash == AuditEvent.genesisHash)
+            #expect(zip(page.events.dropFirst(), page.events).allSatisfy { $0.prevHash == $1.hash })
+            #expect(page.events.allSatisfy { $0.recomputedHash == $0.hash })
+        }
+    }
+
+    @Test("verification pages through the chain: any page size gives the same answer")
+    func pagedVerification() async throws {
+        try await ScratchDatabase.with(prefix: "auditpg") { _, database in
+            let log = AuditLog(database: database)
+            #expect(try await AuditVerifier(database: database).verify() == .ok(count: 0, headHash: AuditEvent.genesisHash))
+            var last: AuditEvent?
+            for index in 0..<23 { last = try await log.append(.proofSVGRead, subject: "delivery:R-\(index)", origin: .system) }
+            for size in [1, 5, 22, 23, 1_000] {
+                let result = try await AuditVerifier(database: database, pageSize: size).verify()
+                #expect(result == .ok(count: 23, headHash: last!.hash), "page size \(size)")
+            }
+            // Sub-microsecond times cannot drift: the stored time is the hashed time.
+            let stored = try await log.events(AuditQuery(limit: 1, afterSeq: 22)).events[0]
+            #expect(stored == last)
+        }
+    }
+}
