@@ -84,4 +84,46 @@ struct AuditLogTests {
             #expect(stored == last)
         }
     }
+
+    @Test("proofs stored before the audit log get a proof_recorded event from migration 0004, and verify")
+    func backfill() async throws {
+        let scratch = try await ScratchDatabase.create(prefix: "auditbf", migrate: false)
+        let database = scratch.client(poolSize: 2)
+        do {
+            let migrations = try Migration.load(from: ScratchDatabase.migrationsDirectory)
+            let runner = MigrationRunner(client: database)
+            _ = try await runner.migrate(migrations.filter { $0.version <= 2 })
+            let body = Array(#"{"ink":[]}"#.utf8), png = Array("not really a png".utf8)
+            for (index, reference) in ["OLD-2", "OLD-1"].enumerated() {
+                try await database.query("""
+                    WITH k AS (INSERT INTO api_keys (name, role, token_sha256) VALUES ('old', 'courier', $1) RETURNING id),
+                         d AS (INSERT INTO deliveries (reference, recipient_name, address, created_by)
+                               SELECT $2, 'R', 'A', k.id FROM k RETURNING id)
+                    INSERT INTO proofs (id, delivery_id, signer_name, captured_at, captured_at_offset_min, captured_at_text, received_at,
+                        geofence_radius_m, body, body_content_type, body_sha256, ink_format, ink, point_count, stroke_count, png, png_sha256,
+                        png_width, png_height, render_options, algorithm_version, uploaded_by)
+                    SELECT gen_random_uuid(), d.id, 'S', now(), 0, 'x', now() - $3 * interval '1 minute', 100, $4, 'application/json', $5,
+                        'ink', $4, 0, 0, $6, $7, 1, 1, '{}', 'v', k.id FROM d, k
+                    """, [PostgresBytes(Fingerprint.sha256(Array(reference.utf8))), reference, index, PostgresBytes(body),
+                          PostgresBytes(Fingerprint.sha256(body)), PostgresBytes(png), PostgresBytes(Fingerprint.sha256(png))])
+            }
+            #expect(try await runner.migrate(migrations) == migrations.map(\.version).filter { $0 > 2 })
+            let result = try await AuditVerifier(database: database).verify()
+            guard case .ok(let count, _) = result else { Issue.record("not ok: \(result)"); throw CancellationError() }
+            #expect(count == 2)
+            let events = try await AuditLog(database: database).events(AuditQuery(limit: 10)).events
+            #expect(events.map(\.subject) == ["delivery:OLD-1", "delivery:OLD-2"], "oldest proof first")
+            #expect(events.allSatisfy { $0.actorRole == "system" && $0.details["source"] == "migration_0004" })
+            // The backfilled events chain on like any other, and their proofs are re-hashed.
+            let next = try await AuditLog(database: database).append(.proofPNGRead, subject: "delivery:OLD-1", origin: .system)
+            #expect(next.seq == 3)
+            #expect(try await AuditVerifier(database: database).verify() == .ok(count: 3, headHash: next.hash))
+            await database.shutdown()
+            await scratch.drop()
+        } catch {
+            await database.shutdown()
+            await scratch.drop()
+            throw error
+        }
+    }
 }
