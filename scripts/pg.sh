@@ -26,7 +26,8 @@ pg_bin() {
 }
 
 as_owner() {
-    if [ "$(id -u)" = 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi
+    # From /, so the postgres user never needs access to the caller's working directory.
+    if [ "$(id -u)" = 0 ]; then (cd / && runuser -u postgres -- "$@"); else "$@"; fi
 }
 
 # When root, the postgres user must be able to reach the data folder; if a parent directory is
@@ -51,7 +52,9 @@ prepare_dirs() {
     chmod 700 "$(readlink -f "$DATA_ROOT/pg")"
 }
 
-PGDATA_DIR() { echo "$DATA_ROOT/pg"; }
+# Resolved paths: when the cluster lives in /var/tmp (see prepare_dirs) the postgres user must not
+# have to pass through the link in a directory it cannot enter.
+PGDATA_DIR() { readlink -f "$DATA_ROOT/pg"; }
 SOCKET_DIR() { readlink -f "$DATA_ROOT/run"; }
 
 is_running() {
