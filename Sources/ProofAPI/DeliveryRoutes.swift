@@ -145,82 +145,39 @@ struct DeliveryRoutes: Sendable {
 
     func list(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         _ = try context.require(.readDelivery)
-        let query = request.uri.queryParameters
+        var query = PagedListQuery(request.uri.queryParameters, defaultLimit: policy.defaultPageSize, maxLimit: policy.maxPageSize)
         var search = DeliverySearch(limit: policy.defaultPageSize)
-        var errors: [Problem.FieldError] = []
-        if let status = query["status"].map(String.init) {
+        if let status = query.value("status") {
             if let parsed = DeliveryStatus(rawValue: status) { search.status = parsed } else {
-                errors.append(.init(field: "status", message: "pending or delivered", code: "invalid_value"))
+                query.errors.append(.init(field: "status", message: "pending or delivered", code: "invalid_value"))
             }
         }
-        for name in ["since", "until"] {
-            guard let raw = query[Substring(name)].map(String.init) else { continue }
-            do {
-                let time = try RFC3339Timestamp(parsing: raw).date
-                if name == "since" { search.since = time } else { search.until = time }
-            } catch {
-                errors.append(.init(field: name, message: "an RFC 3339 timestamp with offset", code: "invalid_timestamp"))
-            }
-        }
-        if let raw = query["bbox"].map(String.init) {
+        query.readPeriod()
+        if let raw = query.value("bbox") {
             let parts = raw.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
             if parts.count == 4, let west = parts[0], let south = parts[1], let east = parts[2], let north = parts[3],
                (-180...180).contains(west), (-180...180).contains(east), (-90...90).contains(south), (-90...90).contains(north),
                south <= north {
                 search.boundingBox = .init(west: west, south: south, east: east, north: north)
             } else {
-                errors.append(.init(field: "bbox", message: "west,south,east,north in degrees (west > east crosses the 180th meridian; south <= north)",
+                query.errors.append(.init(field: "bbox", message: "west,south,east,north in degrees (west > east crosses the 180th meridian; south <= north)",
                                     code: "invalid_bbox"))
             }
         }
-        if let raw = query["near"].map(String.init) {
+        if let raw = query.value("near") {
             let parts = raw.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
             if parts.count == 3, let lat = parts[0], let lon = parts[1], let radius = parts[2],
                (-90...90).contains(lat), lon.isFinite, (-540...540).contains(lon), radius > 0, radius <= 20_100_000 {
                 search.near = .init(center: GeoPoint(lat: lat, lon: lon), radiusMeters: radius)
             } else {
-                errors.append(.init(field: "near", message: "lat,lon,radius_m (radius in metres, positive)", code: "invalid_near"))
+                query.errors.append(.init(field: "near", message: "lat,lon,radius_m (radius in metres, positive)", code: "invalid_near"))
             }
         }
-        if let raw = query["limit"].map(String.init) {
-            if let limit = Int(raw), (1...policy.maxPageSize).contains(limit) { search.limit = limit } else {
-                errors.append(.init(field: "limit", message: "an integer in 1...\(policy.maxPageSize)", code: "invalid_limit"))
-            }
-        }
-        if let raw = query["cursor"].map(String.init) {
-            if let seq = Self.decodeCursor(raw) { search.afterSeq = seq } else {
-                errors.append(.init(field: "cursor", message: "a next_cursor value from a previous page", code: "invalid_cursor"))
-            }
-        }
-        guard errors.isEmpty else { throw Problem.validation("The search parameters are not valid.", errors: errors) }
+        query.readPage()
+        guard query.errors.isEmpty else { throw Problem.validation("The search parameters are not valid.", errors: query.errors) }
+        (search.since, search.until, search.limit, search.afterSeq) = (query.since, query.until, query.limit, query.afterSeq)
         let page = try await deliveries.search(search)
-        let cursor = page.nextSeq.map(Self.encodeCursor)
-        var next: String?
-        if let cursor {
-            var items = query.filter { $0.key != "cursor" }.map { "\($0.key)=\(Self.percentEncode(String($0.value)))" }
-            items.append("cursor=\(cursor)")
-            next = "/v1/deliveries?" + items.joined(separator: "&")
-        }
+        let (cursor, next) = query.nextPage(path: "/v1/deliveries", after: page.nextSeq)
         return try JSONResponse.make(.ok, Page(items: page.deliveries.map { DeliveryResource(delivery: $0) }, nextCursor: cursor, next: next))
-    }
-
-    static func percentEncode(_ value: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~,:")
-        return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
-    }
-
-    /// Cursors are opaque to clients: `c1.<seq>` in base64url.
-    static func encodeCursor(_ seq: Int64) -> String {
-        Data("c1.\(seq)".utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
-            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
-    }
-
-    static func decodeCursor(_ cursor: String) -> Int64? {
-        var text = cursor.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        while text.count % 4 != 0 { text += "=" }
-        guard cursor.count <= 64, let data = Data(base64Encoded: text), let plain = String(data: data, encoding: .utf8),
-              plain.hasPrefix("c1."), let seq = Int64(plain.dropFirst(3)), seq > 0 else { return nil }
-        return seq
     }
 }
