@@ -113,11 +113,11 @@ let package = Package(
         .testTarget(name: "SignatureRenderTests", dependencies: ["SignatureRender", "SignatureKit", "Raster", "PNG"], swiftSettings: strict),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres"], swiftSettings: strict),
         .target(name: "TestSupport", dependencies: ["Postgres", "ProofStore"], path: "Tests/TestSupport", swiftSettings: strict),
-        .testTarget(name: "ProofStoreTests", dependencies: ["ProofStore", "Postgres", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "ProofStoreTests", dependencies: ["ProofStore", "Postgres", "TestSupport", "Cryptography"], swiftSettings: strict),
         .testTarget(
             name: "ProofAPITests",
             dependencies: [
-                "ProofAPI", "ProofStore", "Postgres", "TestSupport", "SignatureKit", "SignatureRender", "CZlib",
+                "ProofAPI", "ProofStore", "Postgres", "TestSupport", "Cryptography", "SignatureKit", "SignatureRender", "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],

@@ -1,3 +1,4 @@
+import Cryptography
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -85,14 +86,14 @@ struct ProofRoutes: Sendable {
         } else {
             json = received
         }
-        let bodySHA256 = Fingerprint.sha256(received)
+        let bodySHA256 = SHA256.hash(received)
 
         var claimedKey: String?
         if let key = request.headers[.idempotencyKey] {
             guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
                 throw Problem.badRequest("Idempotency-Key must be 1 to 255 visible ASCII characters.", code: "invalid_idempotency_key")
             }
-            let fingerprint = Fingerprint.sha256(Array("POST \(request.uri.path)\n\(encoding ?? "")\n".utf8) + bodySHA256)
+            let fingerprint = SHA256.hash(Array("POST \(request.uri.path)\n\(encoding ?? "")\n".utf8) + bodySHA256)
             switch try await idempotency.claim(apiKeyID: actor.keyID, key: key, requestSHA256: fingerprint) {
             case .claimed:
                 claimedKey = key
@@ -173,7 +174,7 @@ struct ProofRoutes: Sendable {
             if case .ink(let inkError) = error { throw ProofUploadRequest.inkProblem(inkError, member: upload.inkFormat) }
             throw error
         }
-        let pngSHA256 = Fingerprint.sha256(image.png)
+        let pngSHA256 = SHA256.hash(image.png)
         let proofID = UUID()
         let body = UploadResponse(proofID: proofID, reference: reference, receivedAt: receivedAt, pointsSHA256: bodySHA256,
                                   pngSHA256: pngSHA256, distance: distance, flags: flags)
@@ -288,7 +289,7 @@ struct ProofRoutes: Sendable {
             } catch {
                 throw Problem(.unprocessableContent, code: "render_failed", detail: error.description)
             }
-            let sha = Fingerprint.sha256(image.png)
+            let sha = SHA256.hash(image.png)
             try await recordRead(.proofPNGRead, reference: reference, request, context, details: ["png_sha256": sha.hexString])
             if Self.etagMatches(request, sha256: sha) { return Self.cached(.notModified, type: "image/png", sha256: sha, body: nil) }
             return Self.cached(.ok, type: "image/png", sha256: sha, body: image.png)
@@ -328,7 +329,7 @@ struct ProofRoutes: Sendable {
         } catch {
             throw Problem(.unprocessableContent, code: "render_failed", detail: error.description)
         }
-        let sha = Fingerprint.sha256(svg)
+        let sha = SHA256.hash(svg)
         try await recordRead(.proofSVGRead, reference: reference, request, context, details: ["svg_sha256": sha.hexString])
         if Self.etagMatches(request, sha256: sha) { return Self.cached(.notModified, type: "image/svg+xml", sha256: sha, body: nil) }
         return Self.cached(.ok, type: "image/svg+xml", sha256: sha, body: svg)

@@ -1,3 +1,4 @@
+import Cryptography
 import Foundation
 import Postgres
 
@@ -101,7 +102,7 @@ public struct AuditVerifier: Sendable {
                 """, [batch.map { $0.uuidString.lowercased() }.joined(separator: ",")])
             for row in result.rows {
                 digests[try row.decode(UUID.self, 0)] = ProofDigests(
-                    body: Fingerprint.sha256(try row.decode([UInt8].self, 1)), png: Fingerprint.sha256(try row.decode([UInt8].self, 2)),
+                    body: SHA256.hash(try row.decode([UInt8].self, 1)), png: SHA256.hash(try row.decode([UInt8].self, 2)),
                     storedBody: try row.decode([UInt8].self, 3), storedPNG: try row.decode([UInt8].self, 4))
             }
         }

@@ -1,3 +1,4 @@
+import Cryptography
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -241,7 +242,7 @@ struct AuditTests {
                 #expect((read["actor"] as? [String: Any])?["key_id"] as? String == harness.actors[.auditor]!.keyID.uuidString.lowercased())
                 let recorded = try await client.execute(uri: "/v1/audit/events?action=proof_recorded", method: .get, headers: harness.headers(.auditor))
                 let details = try #require((recorded.json["items"] as? [[String: Any]])?.first?["details"] as? [String: String])
-                #expect(details["png_sha256"] == Fingerprint.sha256(png.bytes).hexString)
+                #expect(details["png_sha256"] == SHA256.hash(png.bytes).hexString)
                 #expect(details["points_sha256"]?.count == 64)
 
                 let future = try await client.execute(uri: "/v1/audit/events?since=2999-01-01T00:00:00Z", method: .get, headers: harness.headers(.auditor))

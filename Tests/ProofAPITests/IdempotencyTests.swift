@@ -1,3 +1,4 @@
+import Cryptography
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -68,7 +69,7 @@ struct IdempotencyTests {
                 let uri = "/v1/deliveries/\(reference)/proof"
                 let body = Array(Samples.proofJSON().utf8)
                 // Exactly what a first request still running leaves behind.
-                let fingerprint = Fingerprint.sha256(Array("POST \(uri)\n\n".utf8) + Fingerprint.sha256(body))
+                let fingerprint = SHA256.hash(Array("POST \(uri)\n\n".utf8) + SHA256.hash(body))
                 try await harness.database.query("""
                     INSERT INTO idempotency_records (api_key_id, idempotency_key, request_sha256, state) VALUES ($1, 'busy', $2, 'in_flight')
                     """, [harness.actors[.courier]!.keyID, PostgresBytes(fingerprint)])

@@ -1,3 +1,4 @@
+import Cryptography
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -38,7 +39,7 @@ struct ProofRetrievalTests {
                 #expect(png.status == .ok)
                 #expect(png.headers[.contentType] == "image/png")
                 #expect(png.headers[.eTag] == "\"\(pngSHA)\"")
-                #expect(Fingerprint.sha256(png.bytes).hexString == pngSHA)
+                #expect(SHA256.hash(png.bytes).hexString == pngSHA)
                 let notModified = try await client.execute(uri: base + "/signature.png", method: .get,
                                                            headers: harness.headers(.auditor, [.ifNoneMatch: "\"\(pngSHA)\""]))
                 #expect(notModified.status == .notModified)
@@ -116,7 +117,7 @@ struct ProofRetrievalTests {
                 let base = "/v1/deliveries/\(reference)/proof"
                 let png = try await client.execute(uri: base + "/signature.png", method: .get, headers: harness.headers(.dispatcher))
                 #expect(png.status == .ok)
-                #expect(Fingerprint.sha256(png.bytes).hexString == upload.json["png_sha256"] as? String)
+                #expect(SHA256.hash(png.bytes).hexString == upload.json["png_sha256"] as? String)
                 let expected = try SignatureRenderer.renderPNG(try InkParser().parse(InkSerializer.serialize(try InkParser().parse(ink)), format: .ink))
                 #expect(png.bytes == expected.png, "the stored PNG is what `countersign render` makes of the stored ink")
                 let svg = try await client.execute(uri: base + "/signature.svg", method: .get, headers: harness.headers(.dispatcher))

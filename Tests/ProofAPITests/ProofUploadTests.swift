@@ -1,3 +1,4 @@
+import Cryptography
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -27,7 +28,7 @@ struct ProofUploadTests {
                 #expect(Set(json.keys) == ["proof_id", "reference", "received_at", "points_sha256", "png_sha256",
                                            "distance_to_destination_m", "flags", "links"])
                 #expect(json["reference"] as? String == reference)
-                #expect(json["points_sha256"] as? String == Fingerprint.sha256(Array(body.utf8)).hexString)
+                #expect(json["points_sha256"] as? String == SHA256.hash(Array(body.utf8)).hexString)
                 #expect(json["flags"] as? [String] == [])
                 let distance = try #require(json["distance_to_destination_m"] as? Double)
                 #expect(distance > 5 && distance < 20)
@@ -40,8 +41,8 @@ struct ProofUploadTests {
                     [reference]).first)
                 #expect(try row.decode([UInt8].self, 0) == Array(body.utf8))
                 let png = try row.decode([UInt8].self, 1)
-                #expect(try row.decode([UInt8].self, 2) == Fingerprint.sha256(png))
-                #expect(Fingerprint.sha256(png).hexString == json["png_sha256"] as? String)
+                #expect(try row.decode([UInt8].self, 2) == SHA256.hash(png))
+                #expect(SHA256.hash(png).hexString == json["png_sha256"] as? String)
                 #expect(try row.decode(String.self, 4) == "application/json")
                 let canonical = try row.decode([UInt8].self, 3)
                 let expected = try SignatureRenderer.renderPNG(try InkParser().parse(canonical, format: .ink)).png
@@ -164,7 +165,7 @@ struct ProofUploadTests {
                                                         headers: harness.headers(.courier, [.contentEncoding: "gzip"]),
                                                         body: ByteBuffer(bytes: gzipped))
                 #expect(response.status == .created)
-                #expect(response.json["points_sha256"] as? String == Fingerprint.sha256(gzipped).hexString)
+                #expect(response.json["points_sha256"] as? String == SHA256.hash(gzipped).hexString)
 
                 let original = try await client.execute(uri: "/v1/deliveries/\(reference)/proof/points", method: .get,
                                                         headers: harness.headers(.auditor))

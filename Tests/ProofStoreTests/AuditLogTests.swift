@@ -1,3 +1,4 @@
+import Cryptography
 import Foundation
 import Postgres
 import ProofStore
@@ -21,7 +22,7 @@ struct AuditEncodingTests {
         expected += text("00000000-0000-0000-0000-0000000000ab") + text("admin") + text("key_revoked") + text("key:x")
         expected += [0] + text("::1") + [0] + text("{}")
         #expect(event.canonicalBytes == expected)
-        #expect(event.recomputedHash == Fingerprint.sha256(event.prevHash + expected))
+        #expect(event.recomputedHash == SHA256.hash(event.prevHash + expected))
         #expect(AuditEvent.genesisHash == [UInt8](repeating: 0, count: 32))
     }
 }
@@ -104,8 +105,8 @@ struct AuditLogTests {
                         png_width, png_height, render_options, algorithm_version, uploaded_by)
                     SELECT gen_random_uuid(), d.id, 'S', now(), 0, 'x', now() - $3 * interval '1 minute', 100, $4, 'application/json', $5,
                         'ink', $4, 0, 0, $6, $7, 1, 1, '{}', 'v', k.id FROM d, k
-                    """, [PostgresBytes(Fingerprint.sha256(Array(reference.utf8))), reference, index, PostgresBytes(body),
-                          PostgresBytes(Fingerprint.sha256(body)), PostgresBytes(png), PostgresBytes(Fingerprint.sha256(png))])
+                    """, [PostgresBytes(SHA256.hash(Array(reference.utf8))), reference, index, PostgresBytes(body),
+                          PostgresBytes(SHA256.hash(body)), PostgresBytes(png), PostgresBytes(SHA256.hash(png))])
             }
             #expect(try await runner.migrate(migrations) == migrations.map(\.version).filter { $0 > 2 })
             let result = try await AuditVerifier(database: database).verify()
