@@ -101,22 +101,17 @@ public struct AuditLog: Sendable {
 
     /// One page of events matching `query`, oldest first.
     public func events(_ query: AuditQuery) async throws -> AuditPage {
-        var conditions: [String] = []
-        var parameters: [any PostgresBindable] = []
-        func parameter(_ value: any PostgresBindable) -> String {
-            parameters.append(value)
-            return "$\(parameters.count)"
-        }
-        if let since = query.since { conditions.append("occurred_at >= \(parameter(since))") }
-        if let until = query.until { conditions.append("occurred_at < \(parameter(until))") }
-        if let actor = query.actorKeyID { conditions.append("actor_key_id = \(parameter(actor))") }
-        if let action = query.action { conditions.append("action = \(parameter(action))") }
-        if let subject = query.subject { conditions.append("subject = \(parameter(subject))") }
-        if let after = query.afterSeq { conditions.append("seq > \(parameter(after))") }
-        let limit = parameter(query.limit + 1)
-        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let filter = SQLFilter()
+        if let since = query.since { filter.add("occurred_at >= \(filter.bind(since))") }
+        if let until = query.until { filter.add("occurred_at < \(filter.bind(until))") }
+        if let actor = query.actorKeyID { filter.add("actor_key_id = \(filter.bind(actor))") }
+        if let action = query.action { filter.add("action = \(filter.bind(action))") }
+        if let subject = query.subject { filter.add("subject = \(filter.bind(subject))") }
+        if let after = query.afterSeq { filter.add("seq > \(filter.bind(after))") }
+        let limit = filter.bind(query.limit + 1)
+        let whereClause = filter.whereClause
         let result = try await database.query(
-            "SELECT \(Self.columns) FROM audit_events \(whereClause) ORDER BY seq LIMIT \(limit)", parameters)
+            "SELECT \(Self.columns) FROM audit_events \(whereClause) ORDER BY seq LIMIT \(limit)", filter.parameters)
         var events = try result.rows.map(Self.event)
         var next: Int64?
         if events.count > query.limit {

@@ -63,50 +63,45 @@ public struct DeliveryRepository: Sendable {
 
     /// One page of deliveries matching `search`, newest first.
     public func search(_ search: DeliverySearch) async throws -> DeliveryPage {
-        var conditions: [String] = []
-        var parameters: [any PostgresBindable] = []
-        func parameter(_ value: any PostgresBindable) -> String {
-            parameters.append(value)
-            return "$\(parameters.count)"
-        }
-        if let status = search.status { conditions.append("d.status = \(parameter(status.rawValue))") }
-        if let since = search.since { conditions.append("d.created_at >= \(parameter(since))") }
-        if let until = search.until { conditions.append("d.created_at < \(parameter(until))") }
-        if let after = search.afterSeq { conditions.append("d.seq < \(parameter(after))") }
+        let filter = SQLFilter()
+        if let status = search.status { filter.add("d.status = \(filter.bind(status.rawValue))") }
+        if let since = search.since { filter.add("d.created_at >= \(filter.bind(since))") }
+        if let until = search.until { filter.add("d.created_at < \(filter.bind(until))") }
+        if let after = search.afterSeq { filter.add("d.seq < \(filter.bind(after))") }
         if let box = search.boundingBox {
-            conditions.append("d.destination_lat BETWEEN \(parameter(box.south)) AND \(parameter(box.north))")
+            filter.add("d.destination_lat BETWEEN \(filter.bind(box.south)) AND \(filter.bind(box.north))")
             if box.east - box.west >= 360 {
-                conditions.append("d.destination_lon IS NOT NULL")
+                filter.add("d.destination_lon IS NOT NULL")
             } else {
                 let west = GeoPoint.normalizedLongitude(box.west)
                 let east = box.east == 180 ? 180 : GeoPoint.normalizedLongitude(box.east)
                 if west <= east {
-                    conditions.append("d.destination_lon BETWEEN \(parameter(west)) AND \(parameter(east))")
+                    filter.add("d.destination_lon BETWEEN \(filter.bind(west)) AND \(filter.bind(east))")
                 } else {
                     // Crosses the 180th meridian: west..180 plus -180..east.
-                    conditions.append("(d.destination_lon >= \(parameter(west)) OR d.destination_lon <= \(parameter(east)))")
+                    filter.add("(d.destination_lon >= \(filter.bind(west)) OR d.destination_lon <= \(filter.bind(east)))")
                 }
             }
         }
         if let circle = search.near {
             // Latitude band first (uses the index), then the exact haversine distance.
             let degrees = circle.radiusMeters / GeoPoint.earthRadius * 180 / .pi
-            conditions.append("d.destination_lat BETWEEN \(parameter(circle.center.lat - degrees)) AND \(parameter(circle.center.lat + degrees))")
-            let lat = parameter(circle.center.lat), lon = parameter(circle.center.lon)
-            conditions.append("""
+            filter.add("d.destination_lat BETWEEN \(filter.bind(circle.center.lat - degrees)) AND \(filter.bind(circle.center.lat + degrees))")
+            let lat = filter.bind(circle.center.lat), lon = filter.bind(circle.center.lon)
+            filter.add("""
                 2 * \(GeoPoint.earthRadius) * asin(least(1, sqrt(
                     power(sin(radians(d.destination_lat - \(lat)) / 2), 2)
                     + cos(radians(\(lat))) * cos(radians(d.destination_lat)) * power(sin(radians(d.destination_lon - \(lon)) / 2), 2)
-                ))) <= \(parameter(circle.radiusMeters))
+                ))) <= \(filter.bind(circle.radiusMeters))
                 """)
         }
-        let limit = parameter(search.limit + 1)
-        let whereClause = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let limit = filter.bind(search.limit + 1)
+        let whereClause = filter.whereClause
         let result = try await database.query("""
             SELECT \(Self.columns) FROM deliveries d LEFT JOIN proofs p ON p.delivery_id = d.id
             \(whereClause)
             ORDER BY d.seq DESC LIMIT \(limit)
-            """, parameters)
+            """, filter.parameters)
         var deliveries = try result.rows.map(Self.delivery)
         var next: Int64?
         if deliveries.count > search.limit {
