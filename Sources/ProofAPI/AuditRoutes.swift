@@ -20,22 +20,6 @@ struct AuditRoutes: Sendable {
         group.get("audit/verify") { _, context in try await verify(context) }
     }
 
-    struct Page: Encodable {
-        var items: [AuditEventResource]
-        var nextCursor: String?
-        var next: String?
-        enum CodingKeys: String, CodingKey {
-            case items, next
-            case nextCursor = "next_cursor"
-        }
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(items, forKey: .items)
-            try c.encode(nextCursor, forKey: .nextCursor)
-            try c.encode(next, forKey: .next)
-        }
-    }
-
     func events(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         _ = try context.require(.readAudit)
         var query = PagedListQuery(request.uri.queryParameters, defaultLimit: policy.defaultPageSize, maxLimit: policy.maxPageSize)
@@ -62,7 +46,7 @@ struct AuditRoutes: Sendable {
         (search.since, search.until, search.limit, search.afterSeq) = (query.since, query.until, query.limit, query.afterSeq)
         let page = try await log.events(search)
         let (cursor, next) = query.nextPage(path: "/v1/audit/events", after: page.nextSeq)
-        return try JSONResponse.make(.ok, Page(items: page.events.map { AuditEventResource(event: $0) }, nextCursor: cursor, next: next))
+        return try JSONResponse.make(.ok, ListPage(items: page.events.map { AuditEventResource(event: $0) }, nextCursor: cursor, next: next))
     }
 
     func verify(_ context: AppRequestContext) async throws -> Response {

@@ -127,22 +127,6 @@ struct DeliveryRoutes: Sendable {
         return try JSONResponse.make(.ok, DeliveryResource(delivery: delivery))
     }
 
-    struct Page: Encodable {
-        var items: [DeliveryResource]
-        var nextCursor: String?
-        var next: String?
-        enum CodingKeys: String, CodingKey {
-            case items, next
-            case nextCursor = "next_cursor"
-        }
-        func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(items, forKey: .items)
-            try c.encode(nextCursor, forKey: .nextCursor)
-            try c.encode(next, forKey: .next)
-        }
-    }
-
     func list(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         _ = try context.require(.readDelivery)
         var query = PagedListQuery(request.uri.queryParameters, defaultLimit: policy.defaultPageSize, maxLimit: policy.maxPageSize)
@@ -178,6 +162,6 @@ struct DeliveryRoutes: Sendable {
         (search.since, search.until, search.limit, search.afterSeq) = (query.since, query.until, query.limit, query.afterSeq)
         let page = try await deliveries.search(search)
         let (cursor, next) = query.nextPage(path: "/v1/deliveries", after: page.nextSeq)
-        return try JSONResponse.make(.ok, Page(items: page.deliveries.map { DeliveryResource(delivery: $0) }, nextCursor: cursor, next: next))
+        return try JSONResponse.make(.ok, ListPage(items: page.deliveries.map { DeliveryResource(delivery: $0) }, nextCursor: cursor, next: next))
     }
 }

@@ -82,3 +82,22 @@ struct PagedListQuery {
         return seq
     }
 }
+
+/// One page of a list: `{"items": [...], "next_cursor": ..., "next": ...}`, with explicit nulls on the last page.
+struct ListPage<Item: Encodable>: Encodable {
+    var items: [Item]
+    var nextCursor: String?
+    var next: String?
+
+    enum CodingKeys: String, CodingKey {
+        case items, next
+        case nextCursor = "next_cursor"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(items, forKey: .items)
+        try container.encode(nextCursor, forKey: .nextCursor)
+        try container.encode(next, forKey: .next)
+    }
+}
