@@ -11,6 +11,10 @@ public enum CountersignApplication {
         router.add(middleware: RequestIDMiddleware())
         router.add(middleware: AccessLogMiddleware())
         router.add(middleware: ProblemMiddleware())
+        // The web console: files under `publicDirectory` answer whatever no route answered (404s only),
+        // so the API always wins; paths containing ".." are refused by the middleware.
+        router.add(middleware: FileMiddleware(configuration.publicDirectory, cacheControl: .init([(MediaType(type: .any), [.noCache])]),
+                                              searchForIndexHtml: true, logger: logger))
         HealthRoutes(database: database).register(on: router)
         APIRoutes(configuration: configuration, database: database, logger: logger).register(on: router)
         return router
