@@ -1,0 +1,101 @@
+// The console shell: sign-in, the views a role sees, and navigation between them (#capture,
+// #dispatcher, #auditor). Each view is its own module, mounted the first time it is shown.
+import { ApiError, json } from './api.js';
+import * as auditor from './auditor.js';
+import * as capture from './capture.js';
+import * as dispatcher from './dispatcher.js';
+import { ROLE_VIEWS, clearSession, currentSession, saveSession } from './session.js';
+import { byId, el, setStatus } from './ui.js';
+
+const VIEWS = {
+  capture: { title: 'Capture', module: capture },
+  dispatcher: { title: 'Deliveries', module: dispatcher },
+  auditor: { title: 'Audit', module: auditor },
+};
+const mounted = new Set();
+
+function showOnly(id) {
+  for (const section of document.querySelectorAll('main > .view')) section.hidden = section.id !== id;
+}
+
+function showSignIn() {
+  byId('nav').hidden = true;
+  byId('who').hidden = true;
+  showOnly('view-signin');
+  byId('signin-key').focus();
+}
+
+function showConsole(session) {
+  const nav = byId('nav');
+  nav.replaceChildren(...ROLE_VIEWS[session.role].map((name) =>
+    el('a', { href: `#${name}`, id: `nav-${name}`, text: VIEWS[name].title })));
+  nav.hidden = false;
+  byId('who-role').textContent = `Signed in: ${session.role}`;
+  byId('who').hidden = false;
+  route();
+}
+
+function route() {
+  const session = currentSession();
+  if (!session) return showSignIn();
+  const allowed = ROLE_VIEWS[session.role];
+  const wanted = location.hash.slice(1);
+  const name = allowed.includes(wanted) ? wanted : allowed[0];
+  showOnly(`view-${name}`);
+  for (const link of byId('nav').querySelectorAll('a')) {
+    if (link.id === `nav-${name}`) link.setAttribute('aria-current', 'page');
+    else link.removeAttribute('aria-current');
+  }
+  document.title = `${VIEWS[name].title} · Countersign console`;
+  if (!mounted.has(name)) {
+    mounted.add(name);
+    VIEWS[name].module.mount();
+  }
+}
+
+async function signIn(event) {
+  event.preventDefault();
+  const status = byId('app-status');
+  const token = byId('signin-key').value.trim();
+  const role = byId('signin-role').value;
+  if (!token) {
+    setStatus(status, 'Paste an API key.', 'error');
+    return;
+  }
+  const button = byId('signin-submit');
+  button.disabled = true;
+  setStatus(status, 'Checking the key…');
+  saveSession(token, role);
+  try {
+    // Every role may list deliveries: this proves the key is valid without changing anything.
+    await json('/v1/deliveries?limit=1');
+    // Auditor and admin keys can be confirmed with a read only they may make.
+    if (role === 'auditor' || role === 'admin') await json('/v1/audit/events?limit=1');
+  } catch (error) {
+    clearSession();
+    const message = error instanceof ApiError && error.status === 403
+      ? `This key is not an ${role} key: choose the role it was created with. (${error.problem?.detail ?? 'forbidden'})`
+      : error.message;
+    setStatus(status, message, 'error');
+    button.disabled = false;
+    return;
+  }
+  byId('signin-key').value = '';
+  button.disabled = false;
+  setStatus(status, '');
+  history.replaceState(null, '', `#${ROLE_VIEWS[role][0]}`);
+  showConsole(currentSession());
+}
+
+function signOut() {
+  clearSession();
+  // A fresh page drops every view's state and every blob: URL.
+  location.replace(location.pathname);
+}
+
+byId('signin-form').addEventListener('submit', signIn);
+byId('sign-out').addEventListener('click', signOut);
+window.addEventListener('hashchange', route);
+const session = currentSession();
+if (session) showConsole(session);
+else showSignIn();

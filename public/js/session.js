@@ -1,0 +1,30 @@
+// The signed-in key and the role the user said it has, kept for this tab only (sessionStorage).
+
+const STORAGE_KEY = 'countersign.console.session';
+
+/** The views each role sees, in navigation order. The server still checks every request. */
+export const ROLE_VIEWS = {
+  courier: ['capture'],
+  dispatcher: ['dispatcher', 'capture'],
+  auditor: ['auditor'],
+  admin: ['dispatcher', 'capture', 'auditor'],
+};
+
+/** `{token, role}` or null when nobody is signed in. */
+export function currentSession() {
+  try {
+    const value = JSON.parse(sessionStorage.getItem(STORAGE_KEY) ?? 'null');
+    if (value && typeof value.token === 'string' && value.role in ROLE_VIEWS) return value;
+  } catch {
+    // A damaged entry is the same as none.
+  }
+  return null;
+}
+
+export function saveSession(token, role) {
+  sessionStorage.setItem(STORAGE_KEY, JSON.stringify({ token, role }));
+}
+
+export function clearSession() {
+  sessionStorage.removeItem(STORAGE_KEY);
+}
