@@ -1,0 +1,534 @@
+#!/usr/bin/python3
+"""The web console in a real browser: Debian's chromium, headless, driven by chromedriver (Selenium).
+
+Run by scripts/browser-test.sh against a live server on a fresh database, with three API keys in
+the environment (CONSOLE_TEST_COURIER_KEY, CONSOLE_TEST_DISPATCHER_KEY, CONSOLE_TEST_AUDITOR_KEY):
+
+1. dispatcher: signs in, creates a delivery;
+2. courier, on an emulated phone (390x844, devicePixelRatio 3, touch, Europe/Berlin, GPS):
+   draws a signature with synthesised pen, touch and mouse pointer events, uploads it once while
+   the network is down (the pad must retry with the same Idempotency-Key) and sees the PNG and SVG
+   the server rendered; the bytes the page sent (seen by the page and by Chrome's network log)
+   must equal GET .../proof/points byte for byte;
+3. dispatcher: finds the delivery, sees its signature, signer, times, distance and flags, the
+   OpenStreetMap link, downloads the original points (equal to the upload), opens the printable
+   receipt and prints it to PDF on A4 and on Letter: one page each;
+4. auditor: pages through the audit events, verifies the chain, sees the signed checkpoint and
+   downloads exports (NDJSON naming the delivery, a valid ZIP).
+
+Every view is saved as a screenshot under --out. Any browser console error (JavaScript error,
+console.error, failed request, CSP violation) fails the test, except the network errors of the
+deliberate offline upload, which must occur.
+"""
+import argparse
+import base64
+import hashlib
+import json
+import os
+import re
+import sys
+import time
+import traceback
+import urllib.error
+import urllib.request
+import zipfile
+
+from selenium import webdriver
+from selenium.common.exceptions import WebDriverException
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select
+
+# Berlin: a non-UTC offset, so the captured_at offset the pad sends is really checked.
+TIMEZONE = "Europe/Berlin"
+DESTINATION = (52.520008, 13.404954)
+SIGNING_SPOT = (52.520408, 13.405254)   # about 50 m from the destination
+
+
+class TestFailure(Exception):
+    pass
+
+
+class ConsoleTest:
+    def __init__(self, args):
+        self.base = args.base_url.rstrip("/")
+        self.out = args.out
+        self.downloads = os.path.join(self.out, "downloads")
+        os.makedirs(self.downloads, exist_ok=True)
+        self.keys = {role: os.environ[f"CONSOLE_TEST_{role.upper()}_KEY"] for role in ("courier", "dispatcher", "auditor")}
+        self.reference = "BRW-" + time.strftime("%Y%m%d%H%M%S") + "-" + os.urandom(2).hex()
+        self.failures = []
+        self.console_errors = []
+        self.steps = []
+        self.shot_number = 0
+        options = Options()
+        options.binary_location = args.chromium
+        for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                     "--window-size=1280,1000", "--no-first-run", "--no-default-browser-check",
+                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                     "--password-store=basic", "--lang=en-GB"):
+            options.add_argument(flag)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
+        self.driver = webdriver.Chrome(service=Service(args.chromedriver), options=options)
+        self.driver.set_page_load_timeout(30)
+        self.cdp("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": os.path.abspath(self.downloads)})
+        self.cdp("Network.enable", {})
+
+    # ----- plumbing -------------------------------------------------------------------------
+
+    def cdp(self, command, params=None):
+        return self.driver.execute_cdp_cmd(command, params or {})
+
+    def js(self, script, *args):
+        return self.driver.execute_script(script, *args)
+
+    def step(self, name):
+        self.collect_console(expected=None)
+        self.steps.append((name, time.monotonic()))
+        print(f"browser-test: {name}", flush=True)
+
+    def check(self, condition, message):
+        """A failed check is recorded and the run goes on, so one run reports every problem."""
+        if not condition:
+            self.failures.append(f"[{self.steps[-1][0] if self.steps else 'setup'}] {message}")
+            print(f"browser-test: FAIL: {message}", flush=True)
+        return condition
+
+    def require(self, condition, message):
+        if not condition:
+            raise TestFailure(message)
+
+    def wait_for(self, predicate, what, timeout=20.0):
+        deadline = time.monotonic() + timeout
+        last_error = None
+        while time.monotonic() < deadline:
+            try:
+                value = predicate()
+                if value:
+                    return value
+            except WebDriverException as error:
+                last_error = error
+            time.sleep(0.1)
+        raise TestFailure(f"timed out after {timeout:.0f} s waiting for {what}" + (f" ({last_error.msg})" if last_error else ""))
+
+    def by_id(self, element_id):
+        return self.driver.find_element(By.ID, element_id)
+
+    def text(self, element_id):
+        return self.js("return document.getElementById(arguments[0]).textContent", element_id) or ""
+
+    def status(self, element_id):
+        """(kind, text) of a status line: kind is 'ok', 'error' or 'info'."""
+        return self.js("""const e = document.getElementById(arguments[0]);
+            return [e.classList.contains('ok') ? 'ok' : e.classList.contains('error') ? 'error' : 'info', e.textContent];""", element_id)
+
+    def wait_status(self, element_id, what, timeout=20.0, done=("ok", "error")):
+        kind, text = self.wait_for(lambda: (lambda s: s if s[0] in done and s[1] else None)(self.status(element_id)), what, timeout)
+        return kind, text
+
+    def screenshot(self, name):
+        self.shot_number += 1
+        shot = self.cdp("Page.captureScreenshot", {"format": "png", "captureBeyondViewport": True})
+        path = os.path.join(self.out, f"{self.shot_number:02d}-{name}.png")
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(shot["data"]))
+
+    def collect_console(self, expected):
+        """Moves the browser log into self.console_errors; `expected(message)` marks allowed errors."""
+        allowed = []
+        for entry in self.driver.get_log("browser"):
+            if entry.get("level") != "SEVERE":
+                continue
+            message = entry.get("message", "")
+            if expected and expected(message):
+                allowed.append(message)
+            else:
+                self.console_errors.append(f"[{self.steps[-1][0] if self.steps else 'setup'}] {message}")
+        return allowed
+
+    def network_posts(self, url_suffix):
+        """Request bodies Chrome recorded for POSTs to URLs ending in url_suffix (the performance log)."""
+        bodies = []
+        for entry in self.driver.get_log("performance"):
+            message = json.loads(entry["message"])["message"]
+            if message.get("method") != "Network.requestWillBeSent":
+                continue
+            request = message["params"]["request"]
+            if request.get("method") != "POST" or not request.get("url", "").endswith(url_suffix):
+                continue
+            entries = request.get("postDataEntries")
+            if entries:
+                bodies.append(b"".join(base64.b64decode(part.get("bytes", "")) for part in entries))
+            elif "postData" in request:
+                bodies.append(request["postData"].encode("utf-8"))
+        return bodies
+
+    def api(self, role, path):
+        request = urllib.request.Request(self.base + path, headers={"Authorization": f"Bearer {self.keys[role]}"})
+        with urllib.request.urlopen(request, timeout=20) as response:
+            return response.read(), response.headers
+
+    def wait_download(self, predicate, what, timeout=30.0):
+        def ready():
+            names = [n for n in os.listdir(self.downloads) if not n.endswith(".crdownload") and predicate(n)]
+            return names[0] if names else None
+        name = self.wait_for(ready, what, timeout)
+        path = os.path.join(self.downloads, name)
+        time.sleep(0.2)
+        with open(path, "rb") as f:
+            return name, f.read()
+
+    def image_loaded(self, element_id):
+        return self.js("const i = document.getElementById(arguments[0]); return i.complete && i.naturalWidth > 0 && i.src.startsWith('blob:');",
+                       element_id)
+
+    def no_horizontal_overflow(self, what):
+        width = self.js("return [document.documentElement.scrollWidth, window.innerWidth]")
+        self.check(width[0] <= width[1], f"{what}: the page is wider than the screen ({width[0]} > {width[1]} px)")
+
+    def phone(self, on):
+        if on:
+            self.cdp("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 3, "mobile": True})
+            self.cdp("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
+        else:
+            self.cdp("Emulation.clearDeviceMetricsOverride")
+            self.cdp("Emulation.setTouchEmulationEnabled", {"enabled": False})
+
+    # ----- console actions ------------------------------------------------------------------
+
+    def sign_in(self, role):
+        self.driver.get(self.base + "/")
+        self.wait_for(lambda: self.js("return !document.getElementById('view-signin').hidden || !document.getElementById('who').hidden"),
+                      "the console to start")
+        if not self.by_id("who").get_attribute("hidden"):
+            self.by_id("sign-out").click()
+            self.wait_for(lambda: self.js("return !document.getElementById('view-signin').hidden"), "the sign-in form after signing out")
+        self.by_id("signin-key").send_keys(self.keys[role])
+        Select(self.by_id("signin-role")).select_by_value(role)
+        self.by_id("signin-submit").click()
+        self.wait_for(lambda: self.js("return !document.getElementById('who').hidden") or self.status("app-status")[0] == "error",
+                      f"signing in as {role}")
+        kind, text = self.status("app-status")
+        self.require(kind != "error", f"signing in as {role} failed: {text}")
+        self.require(self.role_shown() == f"Signed in: {role}", f"the header shows {self.role_shown()!r} after signing in as {role}")
+
+    def role_shown(self):
+        return self.text("who-role")
+
+    def nav_views(self):
+        return self.js("return Array.from(document.querySelectorAll('#nav a')).map(a => a.getAttribute('href'))")
+
+    def pointer(self, kind, points, pressure=None):
+        """One stroke through viewport points [(x, y)], as pen, touch or mouse input events."""
+        if kind == "touch":
+            def touch(event_type, x, y, force):
+                self.cdp("Input.dispatchTouchEvent", {"type": event_type, "touchPoints": [] if event_type == "touchEnd" else
+                                                      [{"x": x, "y": y, "id": 1, "force": force, "radiusX": 4, "radiusY": 4}]})
+            for index, (x, y) in enumerate(points):
+                touch("touchStart" if index == 0 else "touchMove", x, y, pressure(index) if pressure else 1)
+                time.sleep(0.004)
+            touch("touchEnd", *points[-1], 0)
+            return
+        base = {"pointerType": kind, "button": "left"}
+        for index, (x, y) in enumerate(points):
+            event = dict(base, x=x, y=y, buttons=1, type="mousePressed" if index == 0 else "mouseMoved")
+            if index == 0:
+                event["clickCount"] = 1
+            if pressure:
+                event["force"] = pressure(index)
+            self.cdp("Input.dispatchMouseEvent", event)
+            time.sleep(0.004)
+        self.cdp("Input.dispatchMouseEvent", dict(base, x=points[-1][0], y=points[-1][1], buttons=0, clickCount=1, type="mouseReleased"))
+
+    # ----- the scenario ---------------------------------------------------------------------
+
+    def run(self):
+        d = self.driver
+        self.step("dispatcher creates a delivery")
+        d.get(self.base + "/")
+        self.wait_for(lambda: self.js("return !document.getElementById('view-signin').hidden"), "the sign-in form")
+        self.check(self.js("return document.activeElement && document.activeElement.id") == "signin-key",
+                   "the API key field has the focus on the sign-in page")
+        self.screenshot("sign-in")
+        self.check_labels("sign-in")
+        self.sign_in("dispatcher")
+        self.check(self.nav_views() == ["#dispatcher", "#capture"], f"dispatcher views: {self.nav_views()}")
+        self.js("document.getElementById('create-panel').open = true")
+        self.by_id("create-reference").send_keys(self.reference)
+        self.by_id("create-recipient").send_keys("Ada Lovelace")
+        self.by_id("create-address").send_keys("Alexanderplatz 1, Berlin")
+        self.by_id("create-lat").send_keys(str(DESTINATION[0]))
+        self.by_id("create-lon").send_keys(str(DESTINATION[1]))
+        self.by_id("create-submit").click()
+        kind, text = self.wait_status("create-status", "the delivery to be created")
+        self.require(kind == "ok", f"creating the delivery failed: {text}")
+        self.wait_for(lambda: self.reference in self.text("detail-title") and "pending" in self.text("detail-details"),
+                      "the new delivery to open")
+        self.check_labels("dispatcher")
+        self.screenshot("dispatcher-created")
+
+        self.step("courier signs on a phone")
+        self.phone(True)
+        self.cdp("Emulation.setTimezoneOverride", {"timezoneId": TIMEZONE})
+        self.cdp("Browser.grantPermissions", {"origin": self.base, "permissions": ["geolocation"]})
+        self.cdp("Emulation.setGeolocationOverride", {"latitude": SIGNING_SPOT[0], "longitude": SIGNING_SPOT[1], "accuracy": 12})
+        self.sign_in("courier")
+        self.check(self.nav_views() == ["#capture"], f"courier views: {self.nav_views()}")
+        self.by_id("capture-reference").send_keys(self.reference)
+        self.by_id("capture-signer").send_keys("Zoë Ångström-Lovelace")
+        self.js("document.getElementById('capture-pad').scrollIntoView({block: 'center'})")
+        rect = self.js("const r = document.getElementById('capture-pad').getBoundingClientRect();"
+                       "return {left: r.left, top: r.top, width: r.width, height: r.height, ratio: devicePixelRatio,"
+                       " backing: document.getElementById('capture-pad').width};")
+        self.check(rect["ratio"] == 3 and rect["backing"] == round(rect["width"] * 3),
+                   f"the pad's backing store follows devicePixelRatio 3: {rect}")
+        left, top, w, h = rect["left"], rect["top"], rect["width"], rect["height"]
+        import math
+        # 1: a pen loop with changing pressure; 2: a touch stroke; 3: a mouse underline.
+        pen = [(round(left + w * (0.1 + 0.35 * i / 59)), round(top + h * (0.5 - 0.3 * math.sin(i / 59 * 2 * math.pi))))
+               for i in range(60)]
+        self.pointer("pen", pen, pressure=lambda i: round(0.2 + 0.6 * i / 59, 3))
+        touch = [(round(left + w * (0.5 + 0.3 * i / 29)), round(top + h * (0.3 + 0.4 * (i % 10) / 9))) for i in range(30)]
+        self.pointer("touch", touch)
+        line = [(round(left + w * (0.1 + 0.8 * i / 19)), round(top + h * 0.85)) for i in range(20)]
+        self.pointer("mouse", line)
+        self.wait_for(lambda: "3 stroke(s)" in self.text("capture-pad-count"), "the pad to count 3 strokes")
+        self.by_id("capture-location").click()
+        self.check_labels("capture")
+        self.screenshot("capture-drawn-phone")
+        self.no_horizontal_overflow("capture on a phone")
+
+        self.step("courier uploads while offline, then the network comes back")
+        self.cdp("Network.emulateNetworkConditions", {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+        self.driver.get_log("performance")
+        self.by_id("capture-upload").click()
+        self.wait_for(lambda: "Retrying" in self.status("capture-status")[1], "the pad to retry after a network failure")
+        first_key = self.js("return window.countersignLastUpload.idempotencyKey")
+        self.cdp("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+        kind, text = self.wait_for(lambda: (lambda s: s if s[1].startswith(("Stored", "Already stored", "Not stored")) else None)(
+            self.status("capture-status")), "the upload to finish", timeout=30)
+        offline_errors = self.collect_console(expected=lambda m: "/proof" in m and ("ERR_INTERNET_DISCONNECTED" in m or "Failed to fetch" in m))
+        self.check(len(offline_errors) >= 1, "the offline attempt left a network error in the console (it should have failed)")
+        self.require("Stored" in text, f"the upload was not stored: {text}")
+        upload = self.js("return window.countersignLastUpload")
+        self.check(upload["idempotencyKey"] == first_key, "the retry used the same Idempotency-Key")
+        sent = upload["body"].encode("utf-8")
+        posted = self.network_posts(f"/v1/deliveries/{self.reference}/proof")
+        self.check(len(posted) >= 2, f"Chrome saw at least two POSTs of the proof (offline, then online): {len(posted)}")
+        self.check(all(body == sent for body in posted), "every POST Chrome sent carried exactly the bytes the page recorded")
+        self.check_ink(json.loads(sent), rect, pen, touch, line)
+        stored, headers = self.api("dispatcher", f"/v1/deliveries/{self.reference}/proof/points")
+        self.check(stored == sent, f"GET …/proof/points equals the uploaded bytes ({len(stored)} vs {len(sent)} bytes)")
+        self.check(hashlib.sha256(sent).hexdigest() in self.text("capture-details"), "the page shows the SHA-256 of the bytes it sent")
+        self.check("matches what this device sent" in self.text("capture-details"), "the page confirmed the server's digest")
+        png_ok = self.image_loaded("capture-png") and self.image_loaded("capture-svg")
+        if not png_ok:
+            kind, text = self.status("capture-status")
+            self.check(False, "the courier does not see the PNG the server rendered"
+                       + (" because GET …/proof/signature.png and .svg answer 403 to a courier key: the server must let a courier"
+                          " read back the PNG/SVG of a proof its own key uploaded (see docs/console.md)" if "may upload proofs but not read" in text
+                          else f": {text}"))
+        else:
+            self.wait_for(lambda: self.image_loaded("capture-png"), "the rendered PNG")
+        self.screenshot("capture-uploaded-phone")
+        self.no_horizontal_overflow("capture result on a phone")
+        self.phone(False)
+
+        self.step("dispatcher finds the delivery and its signature")
+        self.sign_in("dispatcher")
+        self.by_id("search-reference").send_keys(self.reference)
+        self.by_id("search-submit").click()
+        self.wait_for(lambda: self.image_loaded("detail-png") and self.image_loaded("detail-svg"),
+                      "the signature PNG and SVG of the delivery")
+        details = self.text("detail-details")
+        for expected in ("Zoë Ångström-Lovelace", "delivered", "Distance to destination", hashlib.sha256(sent).hexdigest()):
+            self.check(expected in details, f"the delivery details show {expected!r}")
+        self.check(re.search(r"\d\d:\d\d:\d\d\.\d{3}\+0[12]:00", details) is not None,
+                   "the capture time is shown with the device's Berlin offset")
+        href = self.by_id("detail-map").get_attribute("href")
+        self.check(href.startswith("https://www.openstreetmap.org/?mlat=52.520408&mlon=13.405254"), f"OpenStreetMap link: {href}")
+        self.check(self.by_id("detail-map").get_attribute("rel") == "noopener noreferrer", "the map link opens without an opener")
+        self.screenshot("dispatcher-delivery")
+        self.by_id("detail-points").click()
+        name, data = self.wait_download(lambda n: n.startswith(self.reference), "the original points download")
+        self.check(data == sent, f"the downloaded points ({name}) equal the uploaded bytes")
+        self.by_id("search-reference").clear()
+        Select(self.by_id("search-status")).select_by_value("delivered")
+        self.by_id("search-submit").click()
+        self.wait_for(lambda: self.reference in self.text("search-results") and "shown" in self.status("search-status-text")[1],
+                      "the delivered list to include the delivery")
+        self.screenshot("dispatcher-search")
+
+        self.step("printable receipt")
+        self.by_id("detail-receipt").click()
+        self.wait_for(lambda: self.js("return document.body.dataset.ready === 'true'"), "the receipt to load")
+        receipt = self.text("receipt")
+        for expected in (self.reference, "Ada Lovelace", "Zoë Ångström-Lovelace", hashlib.sha256(sent).hexdigest(), "Distance"):
+            self.check(expected in receipt, f"the receipt shows {expected!r}")
+        self.check(self.image_loaded("receipt-signature"), "the receipt shows the signature")
+        self.screenshot("receipt")
+        for paper, (width, height) in {"a4": (8.27, 11.69), "letter": (8.5, 11.0)}.items():
+            pdf = base64.b64decode(self.cdp("Page.printToPDF", {"paperWidth": width, "paperHeight": height, "printBackground": True})["data"])
+            with open(os.path.join(self.out, f"receipt-{paper}.pdf"), "wb") as f:
+                f.write(pdf)
+            pages = len(re.findall(rb"/Type\s*/Page(?![a-zA-Z])", pdf))
+            self.check(pages == 1, f"the receipt prints on one {paper} page (got {pages})")
+        self.phone(True)
+        self.driver.refresh()
+        self.wait_for(lambda: self.js("return document.body.dataset.ready === 'true'"), "the receipt to load on a phone")
+        self.no_horizontal_overflow("receipt on a phone")
+        self.screenshot("receipt-phone")
+        self.phone(False)
+
+        self.step("auditor: events, verification, checkpoint, export")
+        self.sign_in("auditor")
+        self.check(self.nav_views() == ["#auditor"], f"auditor views: {self.nav_views()}")
+        self.wait_status("events-status", "the first page of events", done=("info", "ok", "error"))
+        self.wait_for(lambda: "Page 1" in self.status("events-status")[1] or self.status("events-status")[0] == "error", "events")
+        Select(self.by_id("events-limit")).select_by_visible_text("10")
+        self.by_id("events-submit").click()
+        self.wait_for(lambda: "events 1 to 10" in self.status("events-status")[1], "page 1 of 10 events")
+        self.by_id("events-next").click()
+        self.wait_for(lambda: "Page 2: events 11 to" in self.status("events-status")[1], "page 2 of the events")
+        self.by_id("events-previous").click()
+        self.wait_for(lambda: "Page 1: events 1 to 10" in self.status("events-status")[1], "back to page 1")
+        self.by_id("events-subject").send_keys(f"delivery:{self.reference}")
+        self.by_id("events-submit").click()
+        self.wait_for(lambda: "proof_points_read" in self.text("events-table") and "Page 1" in self.status("events-status")[1],
+                      "the delivery's events")
+        events = self.text("events-table")
+        for action in ("delivery_created", "proof_recorded", "proof_png_read", "proof_svg_read", "proof_points_read"):
+            self.check(action in events, f"the audit events of the delivery include {action}")
+        self.by_id("verify-run").click()
+        kind, text = self.wait_status("verify-status", "the chain verification", timeout=60)
+        self.check(kind == "ok" and "Chain intact" in text, f"verify chain: {text}")
+        kind, text = self.wait_status("checkpoint-status", "the signed checkpoint", done=("ok", "error", "info"))
+        self.wait_for(lambda: self.text("checkpoint-details") or self.status("checkpoint-status")[0] == "error", "the checkpoint")
+        kind, text = self.status("checkpoint-status")
+        if kind == "error":
+            self.check(False, f"GET /v1/audit/checkpoint failed in the console: {text}"
+                       + (" — the checkpoint endpoint is missing on this server" if "404" in text else ""))
+            self.collect_console(expected=lambda m: "/v1/audit/checkpoint" in m and "404" in m)
+        else:
+            self.check("Ed25519" in self.text("checkpoint-details") and re.search(r"[0-9a-f]{128}", self.text("checkpoint-details")),
+                       "the checkpoint shows an Ed25519 signature")
+        self.export("ndjson", lambda data: self.check(self.reference.encode() in data, "the NDJSON export names the delivery"))
+        self.export("zip", lambda data: self.check(data[:2] == b"PK", "the ZIP export is a zip archive"))
+        self.check_labels("auditor")
+        self.screenshot("auditor")
+        self.phone(True)
+        self.no_horizontal_overflow("auditor on a phone")
+        self.screenshot("auditor-phone")
+        self.phone(False)
+        self.step("done")
+
+    def export(self, format_name, check_content):
+        Select(self.by_id("export-format")).select_by_value(format_name)
+        before = set(os.listdir(self.downloads))
+        self.by_id("export-submit").click()
+        kind, text = self.wait_status("export-status", f"the {format_name} export", timeout=60)
+        if kind != "ok":
+            self.check(False, f"the {format_name} export failed: {text}"
+                       + (" — GET /v1/exports/proofs is missing on this server" if "404" in text else ""))
+            self.collect_console(expected=lambda m: "/v1/exports/proofs" in m and "404" in m)
+            return
+        name, data = self.wait_download(lambda n: n not in before, f"the {format_name} export file")
+        self.check(len(data) > 0, f"the {format_name} export ({name}) is not empty")
+        check_content(data)
+
+    def check_ink(self, body, rect, pen, touch, line):
+        ink = body["ink"]
+        canvas, strokes = ink["canvas"], ink["strokes"]
+        self.check(ink.get("format") == "countersign.ink/v1", "the pad sends countersign.ink/v1")
+        self.check(canvas == {"width": round(rect["width"]), "height": round(rect["height"])},
+                   f"the ink canvas is the pad's CSS size: {canvas} vs {rect['width']}x{rect['height']}")
+        self.check(len(strokes) == 3, f"three strokes recorded: {len(strokes)}")
+        if len(strokes) != 3:
+            return
+        for stroke, source, name in zip(strokes, (pen, touch, line), ("pen", "touch", "mouse")):
+            x0, y0 = source[0][0] - rect["left"], source[0][1] - rect["top"]
+            self.check(abs(stroke[0][0] - x0) <= 0.6 and abs(stroke[0][1] - y0) <= 0.6,
+                       f"the {name} stroke starts where the pointer went down: {stroke[0][:2]} vs {[x0, y0]}")
+            x1, y1 = source[-1][0] - rect["left"], source[-1][1] - rect["top"]
+            self.check(abs(stroke[-1][0] - x1) <= 0.6 and abs(stroke[-1][1] - y1) <= 0.6,
+                       f"the {name} stroke ends where the pointer went: {stroke[-1][:2]} vs {[x1, y1]}")
+            self.check(len(stroke) >= len(source) * 0.5, f"the {name} stroke kept its samples ({len(stroke)} of {len(source)})")
+        self.check(all(len(p) == 4 for p in strokes[0]), "the pen stroke carries pressure")
+        pressures = [p[3] for p in strokes[0]]
+        self.check(abs(pressures[0] - 0.2) < 0.01 and abs(pressures[-1] - 0.8) < 0.01, f"pen pressure 0.2 → 0.8: {pressures[0]} → {pressures[-1]}")
+        self.check(all(len(p) == 3 for p in strokes[2]), "the mouse stroke carries no pressure")
+        times = [p[2] for stroke in strokes for p in stroke]
+        self.check(times[0] == 0 and all(b >= a for a, b in zip(times, times[1:])), "t starts at 0 and never decreases")
+        self.check(all(abs(v * 10 - round(v * 10)) < 1e-6 for stroke in strokes for p in stroke for v in p[:2]),
+                   "coordinates are rounded to 0.1")
+        self.check(re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+0[12]:00", body["captured_at"]) is not None,
+                   f"captured_at carries the Berlin offset: {body['captured_at']}")
+        location = body.get("location") or {}
+        self.check(abs(location.get("lat", 0) - SIGNING_SPOT[0]) < 1e-6 and location.get("accuracy_m") == 12,
+                   f"the browser's location is attached: {location}")
+
+    def check_labels(self, where):
+        """Every visible form control has a label (or aria-label) and can take the keyboard focus."""
+        unlabeled = self.js("""
+            return Array.from(document.querySelectorAll('input, select, textarea, button'))
+              .filter(e => e.offsetParent !== null)
+              .filter(e => !(e.labels && e.labels.length) && !e.getAttribute('aria-label') && !(e.tagName === 'BUTTON' && e.textContent.trim()))
+              .map(e => e.id || e.outerHTML.slice(0, 60));""")
+        self.check(not unlabeled, f"{where}: controls without a label: {unlabeled}")
+        unreachable = self.js("""
+            return Array.from(document.querySelectorAll('input, select, button, a[href]'))
+              .filter(e => e.offsetParent !== null && e.tabIndex < 0).map(e => e.id || e.outerHTML.slice(0, 60));""")
+        self.check(not unreachable, f"{where}: controls out of the keyboard order: {unreachable}")
+
+    def close(self):
+        try:
+            self.driver.quit()
+        except Exception:
+            pass
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--base-url", required=True)
+    parser.add_argument("--out", default="test-output/browser")
+    parser.add_argument("--chromium", default="/usr/bin/chromium")
+    parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
+    args = parser.parse_args()
+    os.makedirs(args.out, exist_ok=True)
+    started = time.monotonic()
+    test = ConsoleTest(args)
+    crashed = None
+    try:
+        test.run()
+    except Exception as error:   # report, screenshot and log whatever stopped the scenario
+        crashed = error
+        test.failures.append(f"[{test.steps[-1][0] if test.steps else 'setup'}] stopped: {error}")
+        if not isinstance(error, TestFailure):
+            traceback.print_exc()
+        try:
+            test.screenshot("failure")
+        except Exception:
+            pass
+    try:
+        test.collect_console(expected=None)
+    except Exception:
+        pass
+    test.close()
+    elapsed = time.monotonic() - started
+    steps = [(name, round(b - a, 1)) for (name, a), (_, b) in zip(test.steps, test.steps[1:] + [("end", time.monotonic())])]
+    summary = {"reference": test.reference, "seconds": round(elapsed, 1), "steps": steps,
+               "failures": test.failures, "console_errors": test.console_errors}
+    with open(os.path.join(args.out, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=2, ensure_ascii=False)
+    for message in test.console_errors:
+        print(f"browser-test: CONSOLE ERROR {message}")
+    for message in test.failures:
+        print(f"browser-test: FAILED {message}")
+    ok = not test.failures and not test.console_errors and crashed is None
+    print(f"browser-test: {'passed' if ok else 'FAILED'} in {elapsed:.1f} s; screenshots in {args.out}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

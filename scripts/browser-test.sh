@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The web console in headless chromium (Tests/browser/console_test.py) against a live server:
+# a fresh database, a free port, three API keys; the server is stopped afterwards, also on failure.
+#
+#   scripts/browser-test.sh [path/to/countersign]      (default: .build/debug/countersign)
+#
+# Needs chromium, chromium-driver and python3-selenium (scripts/deps.sh installs them) and a
+# running cluster (scripts/pg.sh start; scripts/test.sh starts it). Environment:
+#   BROWSER_TEST_DATABASE  database name (default countersign_browser_test), recreated empty
+#   BROWSER_TEST_PORT      port (default: a free one)
+#   BROWSER_TEST_OUT       screenshots, PDFs, downloads, server log (default test-output/browser)
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+binary="${1:-.build/debug/countersign}"
+database="${BROWSER_TEST_DATABASE:-countersign_browser_test}"
+out="${BROWSER_TEST_OUT:-test-output/browser}"
+PG=scripts/pg.sh
+
+for tool in /usr/bin/chromium /usr/bin/chromedriver; do
+    [ -x "$tool" ] || { echo "browser-test: $tool is missing (scripts/deps.sh installs it)" >&2; exit 1; }
+done
+/usr/bin/python3 -c "import selenium" 2>/dev/null || { echo "browser-test: python3-selenium is missing (scripts/deps.sh)" >&2; exit 1; }
+[ -x "$binary" ] || { echo "browser-test: no server binary at $binary" >&2; exit 1; }
+
+port="${BROWSER_TEST_PORT:-$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}"
+rm -rf "$out"
+mkdir -p "$out"
+$PG createdb "$database" --fresh >/dev/null
+url="$($PG url "$database")"
+
+server=""
+stop_server() {
+    if [ -n "$server" ] && kill -0 "$server" 2>/dev/null; then
+        kill "$server" 2>/dev/null || true
+        for _ in $(seq 50); do kill -0 "$server" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$server" 2>/dev/null || true
+        wait "$server" 2>/dev/null || true
+    fi
+}
+trap stop_server EXIT
+
+DATABASE_URL="$url" HOST=127.0.0.1 PORT="$port" PUBLIC_DIR="$PWD/public" LOG_LEVEL=notice \
+    "$binary" serve >"$out/server.log" 2>&1 &
+server=$!
+base="http://127.0.0.1:$port"
+for _ in $(seq 150); do
+    if curl -fsS "$base/readyz" >/dev/null 2>&1; then break; fi
+    if ! kill -0 "$server" 2>/dev/null; then
+        echo "browser-test: the server exited; its log:" >&2
+        cat "$out/server.log" >&2
+        exit 1
+    fi
+    sleep 0.2
+done
+curl -fsS "$base/readyz" >/dev/null || { echo "browser-test: the server did not become ready on $base" >&2; exit 1; }
+
+key() { DATABASE_URL="$url" "$binary" keys create --role "$1" --name "browser test $1" 2>/dev/null; }
+export CONSOLE_TEST_COURIER_KEY="$(key courier)"
+export CONSOLE_TEST_DISPATCHER_KEY="$(key dispatcher)"
+export CONSOLE_TEST_AUDITOR_KEY="$(key auditor)"
+
+echo "browser-test: chromium $(/usr/bin/chromium --version 2>/dev/null | awk '{print $2}') against $base (database $database)"
+/usr/bin/python3 Tests/browser/console_test.py --base-url "$base" --out "$out"
