@@ -5,7 +5,7 @@ PORT ?= 8080
 HOST ?= 127.0.0.1
 DATABASE ?= countersign
 
-.PHONY: run test deps build release migrate serve db-start db-stop db-url clean-data clean bench
+.PHONY: run test browser-test deps build release migrate serve db-start db-stop db-url clean-data clean bench
 
 ## run: install what is missing, start PostgreSQL under .data/, migrate, build release, serve
 run: deps db-start release
@@ -17,6 +17,11 @@ run: deps db-start release
 ## test: the whole suite against a fresh test database; stops the cluster if it started it
 test: deps
 	@scripts/test.sh
+
+## browser-test: only the web console test (headless chromium) against a debug build; leaves the cluster running
+browser-test: deps db-start
+	swift build --product countersign
+	@scripts/browser-test.sh .build/debug/countersign
 
 deps:
 	@scripts/deps.sh

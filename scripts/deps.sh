@@ -7,6 +7,7 @@ PACKAGES=(
     postgresql                                   # the local database under .data/
     librsvg2-bin                                 # tests: independent SVG rasteriser (rsvg-convert)
     curl python3-yaml                            # make run / smoke and deploy-file checks
+    chromium chromium-driver python3-selenium    # tests: the web console in headless chromium (scripts/browser-test.sh)
     ${COUNTERSIGN_EXTRA_PACKAGES:-}
 )
 

@@ -44,3 +44,7 @@ python3 scripts/check-deploy.py --binary .build/debug/countersign --smoke --data
 swift test --skip-build --skip DatabaseOutage
 # ...then those, alone.
 swift test --skip-build --no-parallel --filter DatabaseOutage
+
+# The web console in headless chromium against a live server from this debug build, on its own
+# fresh database and a free port (screenshots in test-output/browser/).
+scripts/browser-test.sh .build/debug/countersign
