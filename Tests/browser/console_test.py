@@ -11,10 +11,10 @@ the environment (CONSOLE_TEST_COURIER_KEY, CONSOLE_TEST_DISPATCHER_KEY, CONSOLE_
    the server rendered; the bytes the page sent (seen by the page and by Chrome's network log)
    must equal GET .../proof/points byte for byte;
 3. dispatcher: finds the delivery, sees its signature, signer, times, distance and flags, the
-   OpenStreetMap link, downloads the original points (equal to the upload), opens the printable
-   receipt and prints it to PDF on A4 and on Letter: one page each;
-4. auditor: pages through the audit events, verifies the chain, sees the signed checkpoint and
-   downloads exports (NDJSON naming the delivery, a valid ZIP).
+   OpenStreetMap link, downloads the original points (equal to the upload);
+4. auditor: pages through the audit events, verifies the chain, sees the signed checkpoint,
+   downloads exports (NDJSON naming the delivery, a valid ZIP), then opens the delivery's
+   printable receipt and prints it to PDF on A4 and on Letter: one page each.
 
 Every view is saved as a screenshot under --out. Any browser console error (JavaScript error,
 console.error, failed request, CSP violation) fails the test, except the network errors of the
@@ -275,6 +275,8 @@ class ConsoleTest:
         self.cdp("Emulation.setGeolocationOverride", {"latitude": SIGNING_SPOT[0], "longitude": SIGNING_SPOT[1], "accuracy": 12})
         self.sign_in("courier")
         self.check(self.nav_views() == ["#capture"], f"courier views: {self.nav_views()}")
+        self.wait_for(lambda: self.js("return Array.from(document.querySelectorAll('#capture-references option')).some(o => o.value === arguments[0])",
+                                      self.reference), "the pending delivery among the reference suggestions")
         self.by_id("capture-reference").send_keys(self.reference)
         self.by_id("capture-signer").send_keys("Zoë Ångström-Lovelace")
         self.js("document.getElementById('capture-pad').scrollIntoView({block: 'center'})")
@@ -360,39 +362,19 @@ class ConsoleTest:
                       "the delivered list to include the delivery")
         self.screenshot("dispatcher-search")
 
-        self.step("printable receipt")
-        self.by_id("detail-receipt").click()
-        self.wait_for(lambda: self.js("return document.body.dataset.ready === 'true'"), "the receipt to load")
-        receipt = self.text("receipt")
-        for expected in (self.reference, "Ada Lovelace", "Zoë Ångström-Lovelace", hashlib.sha256(sent).hexdigest(), "Distance"):
-            self.check(expected in receipt, f"the receipt shows {expected!r}")
-        self.check(self.image_loaded("receipt-signature"), "the receipt shows the signature")
-        self.screenshot("receipt")
-        for paper, (width, height) in {"a4": (8.27, 11.69), "letter": (8.5, 11.0)}.items():
-            pdf = base64.b64decode(self.cdp("Page.printToPDF", {"paperWidth": width, "paperHeight": height, "printBackground": True})["data"])
-            with open(os.path.join(self.out, f"receipt-{paper}.pdf"), "wb") as f:
-                f.write(pdf)
-            pages = len(re.findall(rb"/Type\s*/Page(?![a-zA-Z])", pdf))
-            self.check(pages == 1, f"the receipt prints on one {paper} page (got {pages})")
-        self.phone(True)
-        self.driver.refresh()
-        self.wait_for(lambda: self.js("return document.body.dataset.ready === 'true'"), "the receipt to load on a phone")
-        self.no_horizontal_overflow("receipt on a phone")
-        self.screenshot("receipt-phone")
-        self.phone(False)
-
         self.step("auditor: events, verification, checkpoint, export")
         self.sign_in("auditor")
-        self.check(self.nav_views() == ["#auditor"], f"auditor views: {self.nav_views()}")
+        self.check(self.nav_views() == ["#auditor", "#dispatcher"], f"auditor views: {self.nav_views()}")
         self.wait_status("events-status", "the first page of events", done=("info", "ok", "error"))
         self.wait_for(lambda: "Page 1" in self.status("events-status")[1] or self.status("events-status")[0] == "error", "events")
-        Select(self.by_id("events-limit")).select_by_visible_text("10")
+        Select(self.by_id("events-limit")).select_by_visible_text("5")
         self.by_id("events-submit").click()
-        self.wait_for(lambda: "events 1 to 10" in self.status("events-status")[1], "page 1 of 10 events")
+        self.wait_for(lambda: "Page 1: events 1 to 5." in self.status("events-status")[1], "page 1 of 5 events")
         self.by_id("events-next").click()
-        self.wait_for(lambda: "Page 2: events 11 to" in self.status("events-status")[1], "page 2 of the events")
+        self.wait_for(lambda: "Page 2: events 6 to" in self.status("events-status")[1], "page 2 of the events")
+        self.check(self.js("return !document.getElementById('events-previous').disabled"), "page 2 offers the previous page")
         self.by_id("events-previous").click()
-        self.wait_for(lambda: "Page 1: events 1 to 10" in self.status("events-status")[1], "back to page 1")
+        self.wait_for(lambda: "Page 1: events 1 to 5." in self.status("events-status")[1], "back to page 1")
         self.by_id("events-subject").send_keys(f"delivery:{self.reference}")
         self.by_id("events-submit").click()
         self.wait_for(lambda: "proof_points_read" in self.text("events-table") and "Page 1" in self.status("events-status")[1],
@@ -421,6 +403,35 @@ class ConsoleTest:
         self.no_horizontal_overflow("auditor on a phone")
         self.screenshot("auditor-phone")
         self.phone(False)
+
+        self.step("auditor opens the printable receipt")
+        self.by_id("nav-dispatcher").click()
+        self.wait_for(lambda: self.js("return !document.getElementById('view-dispatcher').hidden"), "the deliveries view")
+        self.check(self.js("return document.getElementById('create-panel').hidden"), "an auditor is not offered to create deliveries")
+        self.by_id("search-reference").send_keys(self.reference)
+        self.by_id("search-submit").click()
+        self.wait_for(lambda: self.image_loaded("detail-png") and not self.by_id("detail-receipt").get_attribute("hidden"),
+                      "the delivery with its receipt link")
+        self.by_id("detail-receipt").click()
+        self.wait_for(lambda: self.js("return document.body.dataset.ready === 'true'"), "the receipt to load")
+        receipt = self.text("receipt")
+        for expected in (self.reference, "Ada Lovelace", "Zoë Ångström-Lovelace", hashlib.sha256(sent).hexdigest(), "Distance"):
+            self.check(expected in receipt, f"the receipt shows {expected!r}")
+        self.check(self.image_loaded("receipt-signature"), "the receipt shows the signature")
+        self.screenshot("receipt")
+        for paper, (width, height) in {"a4": (8.27, 11.69), "letter": (8.5, 11.0)}.items():
+            pdf = base64.b64decode(self.cdp("Page.printToPDF", {"paperWidth": width, "paperHeight": height, "printBackground": True})["data"])
+            with open(os.path.join(self.out, f"receipt-{paper}.pdf"), "wb") as f:
+                f.write(pdf)
+            pages = len(re.findall(rb"/Type\s*/Page(?![a-zA-Z])", pdf))
+            self.check(pages == 1, f"the receipt prints on one {paper} page (got {pages})")
+        self.phone(True)
+        self.driver.refresh()
+        self.wait_for(lambda: self.js("return document.body.dataset.ready === 'true'"), "the receipt to load on a phone")
+        self.no_horizontal_overflow("receipt on a phone")
+        self.screenshot("receipt-phone")
+        self.phone(False)
+
         self.step("done")
 
     def export(self, format_name, check_content):

@@ -1,9 +1,9 @@
 // The capture pad: the reference courier client. Records the signature, uploads it with an
 // Idempotency-Key (the same key for every retry of the same body) and shows what the server stored.
-import { ApiError, NetworkError, blob, deliveryPath, request } from './api.js';
+import { ApiError, NetworkError, blob, deliveryPath, json, request } from './api.js';
 import { InkPad } from './ink.js';
 import {
-  REFERENCE_PATTERN, byId, clearImage, fillDetails, flagsNode, formatDistance, localRFC3339, mono, setStatus,
+  REFERENCE_PATTERN, byId, clearImage, el, fillDetails, flagsNode, formatDistance, localRFC3339, mono, setStatus,
   sha256Hex, showBlob, timeNode,
 } from './ui.js';
 
@@ -27,6 +27,18 @@ export function mount() {
   });
   byId('capture-next').addEventListener('click', nextSignature);
   updateControls();
+  suggestReferences();
+}
+
+/** Offers the references of pending deliveries as suggestions for the reference field. */
+async function suggestReferences() {
+  try {
+    const page = await json('/v1/deliveries?status=pending&limit=200');
+    byId('capture-references').replaceChildren(...page.items.map((delivery) =>
+      el('option', { value: delivery.reference, label: `${delivery.recipient.name}, ${delivery.address}` })));
+  } catch {
+    // Only suggestions: typing the reference works without them.
+  }
 }
 
 function updateControls() {
@@ -42,6 +54,8 @@ function nextSignature() {
   byId('capture-signer').value = '';
   byId('capture-reference').value = '';
   byId('capture-result').hidden = true;
+  byId('capture-figures').hidden = true;
+  suggestReferences();
   clearImage(byId('capture-png'));
   clearImage(byId('capture-svg'));
   setStatus(status, '');
@@ -145,14 +159,14 @@ async function send({ reference, body, key }) {
 
 async function showResult(proof, replayed, body) {
   const sent = await sha256Hex(new TextEncoder().encode(body));
-  const digestCheck = sent === null ? '' : sent === proof.points_sha256 ? ' (matches what this device sent)' : ' (DIFFERS from what this device sent)';
+  const digestCheck = sent === null ? '' : sent === proof.points_sha256 ? 'matches what this device sent' : 'DIFFERS from what this device sent';
   fillDetails(byId('capture-details'), [
     ['Reference', proof.reference],
     ['Proof id', mono(proof.proof_id)],
     ['Received at', timeNode(proof.received_at)],
     ['Distance to destination', formatDistance(proof.distance_to_destination_m)],
     ['Flags', flagsNode(proof.flags)],
-    ['Points SHA-256', mono(proof.points_sha256 + digestCheck)],
+    ['Points SHA-256', el('span', {}, mono(proof.points_sha256), digestCheck && el('span', { class: 'hint', text: ` (${digestCheck})` }))],
     ['PNG SHA-256', mono(proof.png_sha256)],
   ]);
   byId('capture-result').hidden = false;
@@ -161,6 +175,7 @@ async function showResult(proof, replayed, body) {
     const [png, svg] = await Promise.all([blob(proof.links.png), blob(proof.links.svg)]);
     showBlob(byId('capture-png'), png.blob);
     showBlob(byId('capture-svg'), svg.blob);
+    byId('capture-figures').hidden = false;
   } catch (error) {
     const reason = error instanceof ApiError && error.status === 403
       ? 'This key may upload proofs but not read them back, so the rendered signature cannot be shown here.'

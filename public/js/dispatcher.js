@@ -1,5 +1,7 @@
-// Dispatcher: search deliveries, open one with its signature and proof details, create deliveries.
+// Deliveries (dispatcher; read-only for auditors): search, open one with its signature and proof
+// details, create deliveries.
 import { ApiError, blob, deliveryPath, json } from './api.js';
+import { mayCreateDeliveries } from './session.js';
 import {
   REFERENCE_PATTERN, byId, clearImage, dayStart, el, fillDetails, flagsNode, formatDistance, formatLocation, mono,
   openStreetMapURL, saveBlob, setStatus, showBlob, timeNode,
@@ -20,6 +22,7 @@ export function mount() {
     create();
   });
   byId('detail-points').addEventListener('click', downloadPoints);
+  byId('create-panel').hidden = !mayCreateDeliveries();
   list(`/v1/deliveries?limit=${PAGE_SIZE}`, false);
 }
 

@@ -2,11 +2,14 @@
 
 const STORAGE_KEY = 'countersign.console.session';
 
-/** The views each role sees, in navigation order. The server still checks every request. */
+/**
+ * The views each role sees, in navigation order (auditors see deliveries read-only, to open
+ * receipts). The server still checks every request.
+ */
 export const ROLE_VIEWS = {
   courier: ['capture'],
   dispatcher: ['dispatcher', 'capture'],
-  auditor: ['auditor'],
+  auditor: ['auditor', 'dispatcher'],
   admin: ['dispatcher', 'capture', 'auditor'],
 };
 
@@ -27,4 +30,9 @@ export function saveSession(token, role) {
 
 export function clearSession() {
   sessionStorage.removeItem(STORAGE_KEY);
+}
+
+/** Whether the signed-in role may create deliveries (dispatcher, admin). */
+export function mayCreateDeliveries() {
+  return ['dispatcher', 'admin'].includes(currentSession()?.role);
 }
