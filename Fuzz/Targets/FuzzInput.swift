@@ -1,0 +1,26 @@
+/// Shared helpers for the libFuzzer entry points. Each target is compiled into one module with
+/// the SignatureKit (and, for the renderer, Raster) sources, so internal API is reachable.
+enum FuzzInput {
+    /// Copies libFuzzer's input into an array (the parsers take `[UInt8]`).
+    static func bytes(_ data: UnsafePointer<UInt8>?, _ size: Int) -> [UInt8] {
+        guard let data, size > 0 else { return [] }
+        return Array(UnsafeBufferPointer(start: data, count: size))
+    }
+
+    /// Checks the properties every successful parse must have: it passed validation, so it is
+    /// within the limits, every coordinate is finite and it re-validates identically.
+    static func checkParsed(_ doc: InkDocument, limits: InkLimits) {
+        var points = 0
+        for stroke in doc.strokes {
+            points += stroke.points.count
+            for p in stroke.points where !(p.x.isFinite && p.y.isFinite && p.t.isFinite) {
+                fatalError("a parsed point is not finite: \(p)")
+            }
+        }
+        if points > limits.maxPoints { fatalError("\(points) points passed a limit of \(limits.maxPoints)") }
+        if doc.strokes.count > limits.maxStrokes { fatalError("\(doc.strokes.count) strokes passed the limit") }
+        do { try InkValidator.validate(doc, limits: limits) } catch {
+            fatalError("a parsed document fails re-validation: \(error)")
+        }
+    }
+}
