@@ -324,15 +324,14 @@ class ConsoleTest:
         self.check(stored == sent, f"GET …/proof/points equals the uploaded bytes ({len(stored)} vs {len(sent)} bytes)")
         self.check(hashlib.sha256(sent).hexdigest() in self.text("capture-details"), "the page shows the SHA-256 of the bytes it sent")
         self.check("matches what this device sent" in self.text("capture-details"), "the page confirmed the server's digest")
-        png_ok = self.image_loaded("capture-png") and self.image_loaded("capture-svg")
-        if not png_ok:
+        shown = lambda: self.image_loaded("capture-png") and self.image_loaded("capture-svg")
+        self.wait_for(lambda: shown() or self.status("capture-status")[0] == "error", "the rendered PNG and SVG (or an error)")
+        if not shown():
             kind, text = self.status("capture-status")
             self.check(False, "the courier does not see the PNG the server rendered"
                        + (" because GET …/proof/signature.png and .svg answer 403 to a courier key: the server must let a courier"
                           " read back the PNG/SVG of a proof its own key uploaded (see docs/console.md)" if "may upload proofs but not read" in text
                           else f": {text}"))
-        else:
-            self.wait_for(lambda: self.image_loaded("capture-png"), "the rendered PNG")
         self.screenshot("capture-uploaded-phone")
         self.no_horizontal_overflow("capture result on a phone")
         self.phone(False)
@@ -375,6 +374,7 @@ class ConsoleTest:
         self.check(self.js("return !document.getElementById('events-previous').disabled"), "page 2 offers the previous page")
         self.by_id("events-previous").click()
         self.wait_for(lambda: "Page 1: events 1 to 5." in self.status("events-status")[1], "back to page 1")
+        Select(self.by_id("events-limit")).select_by_visible_text("50")
         self.by_id("events-subject").send_keys(f"delivery:{self.reference}")
         self.by_id("events-submit").click()
         self.wait_for(lambda: "proof_points_read" in self.text("events-table") and "Page 1" in self.status("events-status")[1],
