@@ -360,6 +360,10 @@ class ConsoleTest:
         self.wait_for(lambda: self.reference in self.text("search-results") and "shown" in self.status("search-status-text")[1],
                       "the delivered list to include the delivery")
         self.screenshot("dispatcher-search")
+        self.phone(True)
+        self.no_horizontal_overflow("deliveries on a phone")
+        self.screenshot("dispatcher-phone")
+        self.phone(False)
 
         self.step("auditor: events, verification, checkpoint, export")
         self.sign_in("auditor")
@@ -419,6 +423,11 @@ class ConsoleTest:
             self.check(expected in receipt, f"the receipt shows {expected!r}")
         self.check(self.image_loaded("receipt-signature"), "the receipt shows the signature")
         self.screenshot("receipt")
+        self.cdp("Emulation.setEmulatedMedia", {"media": "print"})
+        self.check(self.js("return getComputedStyle(document.querySelector('.toolbar')).display") == "none",
+                   "the print stylesheet hides the toolbar")
+        self.screenshot("receipt-print-media")
+        self.cdp("Emulation.setEmulatedMedia", {"media": ""})
         for paper, (width, height) in {"a4": (8.27, 11.69), "letter": (8.5, 11.0)}.items():
             pdf = base64.b64decode(self.cdp("Page.printToPDF", {"paperWidth": width, "paperHeight": height, "printBackground": True})["data"])
             with open(os.path.join(self.out, f"receipt-{paper}.pdf"), "wb") as f:
