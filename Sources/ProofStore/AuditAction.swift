@@ -10,6 +10,8 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case proofSVGRead = "proof_svg_read"
     /// The original points (or their InkML) were read.
     case proofPointsRead = "proof_points_read"
+    /// Proofs were exported (subject `export:<since>/<until>`; details `format`, `since`, `until`).
+    case proofsExported = "proofs_exported"
     /// An API key was made (subject `key:<uuid>`).
     case keyCreated = "key_created"
     /// An API key was revoked (subject `key:<uuid>`).

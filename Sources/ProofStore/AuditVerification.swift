@@ -22,6 +22,13 @@ public struct AuditBreak: Sendable, Equatable {
         case proofBodyMismatch = "proof_body_mismatch"
         /// A recorded proof is no longer in the proofs table.
         case proofMissing = "proof_missing"
+        /// A stored checkpoint's signature does not verify.
+        case checkpointSignatureInvalid = "checkpoint_signature_invalid"
+        /// A stored checkpoint was signed by a key the caller does not trust.
+        case checkpointUntrustedKey = "checkpoint_untrusted_key"
+        /// A signed checkpoint names an event the chain no longer has, or has with another hash
+        /// (the newest events were removed or the chain was rewritten).
+        case checkpointMismatch = "checkpoint_mismatch"
     }
 
     /// The sequence number at which the chain breaks (the missing one for a gap).

@@ -25,8 +25,10 @@ public struct AuditVerifier: Sendable {
         self.proofBatchSize = proofBatchSize
     }
 
-    /// Verifies the whole chain.
-    public func verify() async throws -> AuditVerification {
+    /// Verifies the whole chain, then every stored signed checkpoint against it: each must carry a
+    /// valid Ed25519 signature (by one of `trustedPublicKeys` when given) and name a `seq` the chain
+    /// still has, with the same hash — a checkpoint beyond the chain's end means its tail was removed.
+    public func verify(trustedPublicKeys: [Ed25519PublicKey] = []) async throws -> AuditVerification {
         try await database.withTransaction(isolation: "REPEATABLE READ, READ ONLY") { session in
             var expectedSeq: Int64 = 1
             var prevHash = AuditEvent.genesisHash
@@ -44,7 +46,46 @@ public struct AuditVerifier: Sendable {
                     lastSeq = event.seq
                 }
             }
+            if let failure = try await checkCheckpoints(chainLength: expectedSeq - 1, trusted: trustedPublicKeys, in: session) {
+                return .broken(failure)
+            }
             return .ok(count: expectedSeq - 1, headHash: prevHash)
+        }
+    }
+
+    /// Checks the stored checkpoints (in pages, oldest first) against the chain just verified.
+    func checkCheckpoints(chainLength: Int64, trusted: [Ed25519PublicKey], in session: PostgresSession) async throws -> AuditBreak? {
+        var lastID: Int64 = 0
+        while true {
+            let rows = try await session.query("""
+                SELECT c.id, c.seq, c.head_hash, c.signed_at, c.public_key, c.signature, e.hash
+                FROM audit_checkpoints c LEFT JOIN audit_events e ON e.seq = c.seq
+                WHERE c.id > $1 ORDER BY c.id LIMIT $2
+                """, [lastID, pageSize]).rows
+            if rows.isEmpty { return nil }
+            for row in rows {
+                lastID = try row.decode(Int64.self, 0)
+                let checkpoint = AuditCheckpoint(
+                    seq: try row.decode(Int64.self, 1), headHash: try row.decode([UInt8].self, 2),
+                    signedAtMicros: try row.decode(AuditTimestamp.self, 3).micros, publicKey: try row.decode([UInt8].self, 4),
+                    signature: try row.decode([UInt8].self, 5))
+                let subject = "checkpoint:\(lastID)"
+                if !checkpoint.hasValidSignature {
+                    return AuditBreak(seq: checkpoint.seq, kind: .checkpointSignatureInvalid, expected: "a valid Ed25519 signature",
+                                      found: checkpoint.signature.hexString, subject: subject)
+                }
+                if !trusted.isEmpty, !trusted.contains(where: { $0.rawRepresentation == checkpoint.publicKey }) {
+                    return AuditBreak(seq: checkpoint.seq, kind: .checkpointUntrustedKey,
+                                      expected: trusted.map { $0.rawRepresentation.hexString }.joined(separator: ","),
+                                      found: checkpoint.publicKey.hexString, subject: subject)
+                }
+                let chainHash: [UInt8]? = checkpoint.seq == 0 ? AuditEvent.genesisHash : try row.decode([UInt8]?.self, 6)
+                if checkpoint.seq > chainLength || chainHash != checkpoint.headHash {
+                    return AuditBreak(seq: checkpoint.seq, kind: .checkpointMismatch, expected: checkpoint.headHash.hexString,
+                                      found: checkpoint.seq > chainLength ? "chain ends at \(chainLength)" : (chainHash?.hexString ?? ""),
+                                      subject: subject)
+                }
+            }
         }
     }
 
