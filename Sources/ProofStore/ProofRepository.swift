@@ -127,6 +127,11 @@ public struct ProofRepository: Sendable {
             WHERE d.reference = $1
             """, [reference])
         guard let row = result.first else { return nil }
+        return try Self.metadata(row)
+    }
+
+    /// Decodes the 32 metadata columns `metadata(reference:)` selects, in that order, from `row`.
+    static func metadata(_ row: PostgresRow) throws -> ProofMetadata {
         var location: CaptureLocation?
         if let lat = try row.decode(Double?.self, 7), let lon = try row.decode(Double?.self, 8) {
             location = CaptureLocation(point: GeoPoint(lat: lat, lon: lon), accuracyMeters: try row.decode(Double?.self, 9))

@@ -1,0 +1,75 @@
+import Foundation
+import Postgres
+
+/// Reads the proofs received in a period, oldest first, from one consistent snapshot, in pages, so
+/// an export of any length runs in constant memory and sees exactly the proofs its checkpoint covers.
+public struct ProofExportReader: Sendable {
+    let database: PostgresClient
+    /// Proofs fetched per round trip (each carries its PNG and original body: keep it modest).
+    public var pageSize: Int
+
+    /// Creates a reader over `database`.
+    public init(database: PostgresClient, pageSize: Int = 32) {
+        self.database = database
+        self.pageSize = pageSize
+    }
+
+    /// What an export sees before its first proof: the chain head of its snapshot and how many proofs it will read.
+    public struct Snapshot: Sendable {
+        /// The audit chain head in the snapshot.
+        public var headSeq: Int64
+        /// That head's hash.
+        public var headHash: [UInt8]
+        /// Proofs in the period.
+        public var proofCount: Int
+    }
+
+    /// Opens a REPEATABLE READ, READ ONLY transaction, hands `start` the snapshot's head and count,
+    /// then `each` every proof with `since <= received_at < until`, by `(received_at, id)`.
+    public func read(since: Date?, until: Date?, start: (Snapshot) async throws -> Void,
+                     each: (ExportedProof) async throws -> Void) async throws {
+        try await database.withTransaction(isolation: "REPEATABLE READ, READ ONLY") { session in
+            let head = try await AuditCheckpointStore.head(in: session)
+            let filter = SQLFilter()
+            if let since { filter.add("p.received_at >= \(filter.bind(since))") }
+            if let until { filter.add("p.received_at < \(filter.bind(until))") }
+            let count = try await session.query("SELECT count(*) FROM proofs p \(filter.whereClause)", filter.parameters)
+                .decode(Int.self, row: 0, column: 0)
+            try await start(Snapshot(headSeq: head.seq, headHash: head.hash, proofCount: count))
+            var after: (AuditTimestamp, UUID)?  // exact microseconds: a Double round trip could skip a row
+            while true {
+                let page = SQLFilter()
+                if let since { page.add("p.received_at >= \(page.bind(since))") }
+                if let until { page.add("p.received_at < \(page.bind(until))") }
+                if let after { page.add("(p.received_at, p.id) > (\(page.bind(after.0)), \(page.bind(after.1)))") }
+                let limit = page.bind(pageSize)
+                let rows = try await session.query("""
+                    SELECT p.id, d.reference, p.signer_name, p.captured_at, p.captured_at_offset_min, p.captured_at_text, p.received_at,
+                        p.location_lat, p.location_lon, p.location_accuracy_m, p.distance_to_destination_m, p.geofence_radius_m,
+                        array_to_string(p.flags, ','), p.device_id, p.device_model, p.device_os, p.device_app,
+                        p.body_content_type, p.body_content_encoding, octet_length(p.body), p.body_sha256, p.ink_format,
+                        p.point_count, p.stroke_count, p.png_sha256, p.png_width, p.png_height, p.render_options::text,
+                        p.algorithm_version, k.id, k.name, k.role,
+                        d.recipient_name, d.address, d.destination_lat, d.destination_lon, p.body, p.ink, p.png
+                    FROM proofs p JOIN deliveries d ON d.id = p.delivery_id JOIN api_keys k ON k.id = p.uploaded_by
+                    \(page.whereClause) ORDER BY p.received_at, p.id LIMIT \(limit)
+                    """, page.parameters).rows
+                if rows.isEmpty { return }
+                for row in rows {
+                    let metadata = try ProofRepository.metadata(row)
+                    var destination: GeoPoint?
+                    if let lat = try row.decode(Double?.self, 34), let lon = try row.decode(Double?.self, 35) {
+                        destination = GeoPoint(lat: lat, lon: lon)
+                    }
+                    let proof = ExportedProof(metadata: metadata, recipientName: try row.decode(String.self, 32),
+                                              address: try row.decode(String.self, 33), destination: destination,
+                                              body: try row.decode([UInt8].self, 36), ink: try row.decode([UInt8].self, 37),
+                                              png: try row.decode([UInt8].self, 38))
+                    after = (try row.decode(AuditTimestamp.self, 6), metadata.id)
+                    try await each(proof)
+                }
+                if rows.count < pageSize { return }
+            }
+        }
+    }
+}
