@@ -11,14 +11,17 @@ public struct APIRoutes: Sendable {
     let database: PostgresClient
     let logger: Logger
     let policy: APIPolicy
+    let checkpointKeys: CheckpointKeyProvider
 
-    /// Creates the routes over the database; `policy` defaults to the environment's (`GEOFENCE_RADIUS_M`).
+    /// Creates the routes over the database; `policy` defaults to the environment's (`GEOFENCE_RADIUS_M`),
+    /// `checkpointKeys` to the key file the configuration names (or the one generated in its data directory).
     public init(configuration: ServiceConfiguration, database: PostgresClient, logger: Logger,
-                policy: APIPolicy = .fromEnvironment()) {
+                policy: APIPolicy = .fromEnvironment(), checkpointKeys: CheckpointKeyProvider? = nil) {
         self.configuration = configuration
         self.database = database
         self.logger = logger
         self.policy = policy
+        self.checkpointKeys = checkpointKeys ?? CheckpointKeyProvider(configuration: configuration)
     }
 
     /// Adds the routes to `router`.
@@ -27,7 +30,7 @@ public struct APIRoutes: Sendable {
                                                                           cacheTimeToLive: policy.authenticationCacheTTL))
         DeliveryRoutes(deliveries: DeliveryRepository(database: database), policy: policy).register(on: v1)
         ProofRoutes(database: database, policy: policy, bodyLimit: configuration.bodyLimit).register(on: v1)
-        AuditRoutes(database: database, policy: policy).register(on: v1)
+        AuditRoutes(database: database, keys: checkpointKeys, policy: policy).register(on: v1)
         let specification = URL(fileURLWithPath: configuration.publicDirectory).appendingPathComponent("openapi.yaml")
         router.get("openapi.yaml") { _, _ in
             guard let bytes = try? Data(contentsOf: specification) else {

@@ -1,3 +1,4 @@
+import Cryptography
 import Foundation
 import Hummingbird
 import Postgres
@@ -7,17 +8,23 @@ import ProofStore
 struct AuditRoutes: Sendable {
     let log: AuditLog
     let verifier: AuditVerifier
+    let database: PostgresClient
+    let keys: CheckpointKeyProvider
     let policy: APIPolicy
 
-    init(database: PostgresClient, policy: APIPolicy) {
+    init(database: PostgresClient, keys: CheckpointKeyProvider, policy: APIPolicy) {
         self.log = AuditLog(database: database)
         self.verifier = AuditVerifier(database: database)
+        self.database = database
+        self.keys = keys
         self.policy = policy
     }
 
     func register(on group: RouterGroup<AppRequestContext>) {
         group.get("audit/events") { request, context in try await events(request, context) }
         group.get("audit/verify") { _, context in try await verify(context) }
+        group.get("audit/checkpoint") { _, context in try await checkpoint(context) }
+        ExportRoutes(database: database, keys: keys, policy: policy).register(on: group)
     }
 
     func events(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -47,6 +54,20 @@ struct AuditRoutes: Sendable {
         let page = try await log.events(search)
         let (cursor, next) = query.nextPage(path: "/v1/audit/events", after: page.nextSeq)
         return try JSONResponse.make(.ok, ListPage(items: page.events.map { AuditEventResource(event: $0) }, nextCursor: cursor, next: next))
+    }
+
+    /// The current head, signed (a stored checkpoint is reused while the head has not moved).
+    func checkpoint(_ context: AppRequestContext) async throws -> Response {
+        _ = try context.require(.readAudit)
+        let key: Ed25519PrivateKey
+        do {
+            key = try keys.key()
+        } catch {
+            context.logger.error("checkpoint key unavailable", metadata: ["error": "\(error)"])
+            throw Problem(.serviceUnavailable, code: "checkpoint_key_unavailable", detail: "The checkpoint signing key is not available.")
+        }
+        let checkpoint = try await AuditCheckpointStore(database: database, key: key).current()
+        return try JSONResponse.make(.ok, CheckpointResource(checkpoint))
     }
 
     func verify(_ context: AppRequestContext) async throws -> Response {

@@ -11,11 +11,12 @@ public enum GzipInflater {
         case invalid(String)
     }
 
-    /// The inflated bytes of the gzip stream `input` (concatenated members are accepted).
-    public static func inflate(_ input: [UInt8], limit: Int) throws(Failure) -> [UInt8] {
+    /// The inflated bytes of the gzip stream `input` (concatenated members are accepted); with
+    /// `raw`, of a bare deflate stream without header or trailer (a ZIP entry's data).
+    public static func inflate(_ input: [UInt8], limit: Int, raw: Bool = false) throws(Failure) -> [UInt8] {
         var stream = z_stream()
-        // 16 + MAX_WBITS: expect a gzip header and trailer.
-        guard inflateInit2_(&stream, 16 + MAX_WBITS, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
+        // 16 + MAX_WBITS: expect a gzip header and trailer; -MAX_WBITS: none.
+        guard inflateInit2_(&stream, raw ? -MAX_WBITS : 16 + MAX_WBITS, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
             throw .invalid("zlib could not be initialised")
         }
         defer { inflateEnd(&stream) }

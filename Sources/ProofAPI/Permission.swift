@@ -13,6 +13,8 @@ public enum Permission: Sendable {
     case readProof
     /// Read and verify the audit log: auditor, admin.
     case readAudit
+    /// Export proofs in bulk: auditor, admin.
+    case export
 
     /// The roles granted this permission.
     public var roles: Set<Role> {
@@ -21,7 +23,7 @@ public enum Permission: Sendable {
         case .readDelivery: return [.courier, .dispatcher, .auditor, .admin]
         case .uploadProof: return [.courier, .dispatcher, .admin]
         case .readProof: return [.dispatcher, .auditor, .admin]
-        case .readAudit: return [.auditor, .admin]
+        case .readAudit, .export: return [.auditor, .admin]
         }
     }
 }

@@ -4,6 +4,11 @@ import ProofStore
 /// The JSON of `GET /v1/deliveries/{reference}/proof`.
 enum ProofMetadataResource {
     static func encode(_ proof: ProofMetadata) throws -> [UInt8] {
+        Array(try JSONSerialization.data(withJSONObject: object(proof), options: [.sortedKeys, .withoutEscapingSlashes]))
+    }
+
+    /// The resource as a JSON object (also the `proof` member of an export's `metadata.json`).
+    static func object(_ proof: ProofMetadata) -> [String: Any] {
         var object: [String: Any] = [:]
         object["proof_id"] = proof.id.uuidString.lowercased()
         object["reference"] = proof.deliveryReference
@@ -34,6 +39,6 @@ enum ProofMetadataResource {
                                  "role": proof.uploadedBy.role.rawValue]
         let links = ProofLinks(reference: proof.deliveryReference)
         object["links"] = ["png": links.png, "svg": links.svg, "points": links.points, "metadata": links.metadata]
-        return Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+        return object
     }
 }

@@ -22,6 +22,11 @@ public struct ServiceConfiguration: Sendable {
     public var migrationsDirectory: String?
     /// Folder of the web console (`PUBLIC_DIR`, default ./public).
     public var publicDirectory: String
+    /// Folder for state the service makes itself, such as a generated checkpoint key (`DATA_DIR`, default ./.data).
+    public var dataDirectory: String
+    /// PKCS#8 PEM Ed25519 key signing audit checkpoints and export manifests (`CHECKPOINT_KEY_FILE`);
+    /// without it one is generated in `dataDirectory`. Give every replica the same file.
+    public var checkpointKeyFile: String?
 
     /// The default local development database made by `make run`.
     public static let defaultDatabaseURL = "postgres://countersign@127.0.0.1:5544/countersign"
@@ -29,7 +34,8 @@ public struct ServiceConfiguration: Sendable {
     /// Creates a configuration.
     public init(host: String = "127.0.0.1", port: Int = 8080, databaseURL: String = ServiceConfiguration.defaultDatabaseURL,
                 logLevel: Logger.Level = .info, poolSize: Int = 10, bodyLimit: Int = 1 << 20,
-                migrateOnStart: Bool = true, migrationsDirectory: String? = nil, publicDirectory: String = "public") {
+                migrateOnStart: Bool = true, migrationsDirectory: String? = nil, publicDirectory: String = "public",
+                dataDirectory: String = ".data", checkpointKeyFile: String? = nil) {
         self.host = host
         self.port = port
         self.databaseURL = databaseURL
@@ -39,6 +45,8 @@ public struct ServiceConfiguration: Sendable {
         self.migrateOnStart = migrateOnStart
         self.migrationsDirectory = migrationsDirectory
         self.publicDirectory = publicDirectory
+        self.dataDirectory = dataDirectory
+        self.checkpointKeyFile = checkpointKeyFile
     }
 
     /// Reads the environment; an unparsable value is an error naming the variable.
@@ -75,6 +83,8 @@ public struct ServiceConfiguration: Sendable {
         }
         if let directory = value("MIGRATIONS_DIR") { configuration.migrationsDirectory = directory }
         if let directory = value("PUBLIC_DIR") { configuration.publicDirectory = directory }
+        if let directory = value("DATA_DIR") { configuration.dataDirectory = directory }
+        if let file = value("CHECKPOINT_KEY_FILE") { configuration.checkpointKeyFile = file }
         return configuration
     }
 }

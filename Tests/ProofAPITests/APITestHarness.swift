@@ -1,4 +1,5 @@
 import CZlib
+import Cryptography
 import Foundation
 import HTTPTypes
 import Hummingbird
@@ -16,6 +17,8 @@ struct APITestHarness: Sendable {
     let database: PostgresClient
     let tokens: [Role: String]
     let actors: [Role: Actor]
+    /// The key that signs this harness's checkpoints and export manifests (never written to disk).
+    let checkpointKey: Ed25519PrivateKey
 
     /// Runs `body` against a fresh database with keys for every role.
     static func with<T: Sendable>(poolSize: Int = 4, _ body: (APITestHarness) async throws -> T) async throws -> T {
@@ -28,7 +31,8 @@ struct APITestHarness: Sendable {
                 tokens[role] = token
                 actors[role] = key.actor
             }
-            return try await body(APITestHarness(scratch: scratch, database: database, tokens: tokens, actors: actors))
+            return try await body(APITestHarness(scratch: scratch, database: database, tokens: tokens, actors: actors,
+                                                 checkpointKey: try Ed25519PrivateKey.generate()))
         }
     }
 
@@ -40,7 +44,8 @@ struct APITestHarness: Sendable {
         let router = Router(context: AppRequestContext.self)
         router.add(middleware: RequestIDMiddleware())
         router.add(middleware: ProblemMiddleware())
-        APIRoutes(configuration: configuration, database: database, logger: logger, policy: policy).register(on: router)
+        APIRoutes(configuration: configuration, database: database, logger: logger, policy: policy,
+                  checkpointKeys: CheckpointKeyProvider(key: checkpointKey)).register(on: router)
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
     }
 

@@ -1,0 +1,110 @@
+import Cryptography
+import Foundation
+import Synchronization
+
+/// The Ed25519 key that signs audit checkpoints and export manifests, loaded once.
+///
+/// With `CHECKPOINT_KEY_FILE` set, that PKCS#8 PEM file must exist (`openssl genpkey -algorithm
+/// ed25519 -out FILE` makes one). Without it, `<DATA_DIR>/checkpoint-ed25519.pem` is used and, on
+/// first use, generated (mode 0600, created exclusively so two processes never make two keys).
+/// Every replica of a deployment must be given the same key file.
+public final class CheckpointKeyProvider: Sendable {
+    /// Where the key comes from.
+    public enum Source: Sendable, Equatable {
+        /// A configured file that must exist.
+        case file(String)
+        /// A file in the data directory, generated when missing.
+        case generatedIn(directory: String)
+        /// A key given directly (tests).
+        case fixed
+    }
+
+    /// The file name used in the data directory.
+    public static let generatedFileName = "checkpoint-ed25519.pem"
+
+    let source: Source
+    private let loaded: Mutex<Ed25519PrivateKey?>
+
+    /// A provider reading (or generating) the key as `source` says.
+    public init(_ source: Source) {
+        self.source = source
+        self.loaded = Mutex(nil)
+    }
+
+    /// A provider for a key already in hand.
+    public init(key: Ed25519PrivateKey) {
+        self.source = .fixed
+        self.loaded = Mutex(key)
+    }
+
+    /// The provider `configuration` describes.
+    public convenience init(configuration: ServiceConfiguration) {
+        if let file = configuration.checkpointKeyFile {
+            self.init(.file(file))
+        } else {
+            self.init(.generatedIn(directory: configuration.dataDirectory))
+        }
+    }
+
+    /// The key; the first call reads or generates it. Errors name the file and the reason.
+    public func key() throws -> Ed25519PrivateKey {
+        try loaded.withLock { cached in
+            if let cached { return cached }
+            let key = try load()
+            cached = key
+            return key
+        }
+    }
+
+    private func load() throws -> Ed25519PrivateKey {
+        switch source {
+        case .fixed:
+            throw CheckpointKeyError(path: "", reason: "no key was given")
+        case .file(let path):
+            return try Self.read(path)
+        case .generatedIn(let directory):
+            let path = URL(fileURLWithPath: directory).appendingPathComponent(Self.generatedFileName).path
+            if FileManager.default.fileExists(atPath: path) { return try Self.read(path) }
+            do {
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            } catch {
+                throw CheckpointKeyError(path: directory, reason: "the data directory cannot be created: \(error.localizedDescription)")
+            }
+            let key = try Ed25519PrivateKey.generate()
+            let pem = Array(try key.pemRepresentation().utf8)
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
+            if descriptor < 0 {
+                // Another process made it first: use theirs.
+                if errno == EEXIST { return try Self.read(path) }
+                throw CheckpointKeyError(path: path, reason: String(cString: strerror(errno)))
+            }
+            defer { close(descriptor) }
+            let written = pem.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            guard written == pem.count, fsync(descriptor) == 0 else {
+                throw CheckpointKeyError(path: path, reason: "could not write the new key: \(String(cString: strerror(errno)))")
+            }
+            return key
+        }
+    }
+
+    static func read(_ path: String) throws -> Ed25519PrivateKey {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw CheckpointKeyError(path: path, reason: "the file does not exist or cannot be read")
+        }
+        do {
+            return try Ed25519PrivateKey(pemRepresentation: String(decoding: data, as: UTF8.self))
+        } catch {
+            throw CheckpointKeyError(path: path, reason: "not an Ed25519 PKCS#8 PEM key (\(error.message))")
+        }
+    }
+}
+
+/// The checkpoint key could not be loaded or made.
+public struct CheckpointKeyError: Error, CustomStringConvertible, Sendable {
+    /// The file concerned.
+    public var path: String
+    /// Why.
+    public var reason: String
+
+    public var description: String { "checkpoint key \(path): \(reason)" }
+}

@@ -1,0 +1,122 @@
+import Cryptography
+import Foundation
+import ProofStore
+
+/// Checks an export bundle offline (`countersign verify FILE.zip`): the manifest's Ed25519
+/// signature (by the trusted key when one is given, else by the key the bundle carries), the
+/// checkpoint's signature, and every file's SHA-256 and size against the manifest. Reports every
+/// failure, each naming the file.
+public enum ExportBundleVerifier {
+    /// One problem, naming the file it concerns.
+    public struct Failure: Sendable, Equatable, CustomStringConvertible {
+        /// The path inside the bundle (or the bundle itself: `bundle`).
+        public var file: String
+        /// What is wrong.
+        public var reason: String
+
+        public var description: String { "\(file): \(reason)" }
+    }
+
+    /// The outcome.
+    public struct Report: Sendable, Equatable {
+        /// Files whose SHA-256 matched the manifest.
+        public var verifiedFiles: Int
+        /// Proofs the manifest says the bundle holds.
+        public var proofCount: Int
+        /// The audit checkpoint the manifest carries (seq and head hash).
+        public var checkpointSeq: Int64?
+        public var checkpointHeadHash: String?
+        /// The key that signed the manifest, as hex.
+        public var publicKey: String?
+        /// Every problem found; empty means valid.
+        public var failures: [Failure]
+
+        /// True when nothing failed.
+        public var isValid: Bool { failures.isEmpty }
+    }
+
+    /// Verifies the bundle `bytes`; `trustedKey` pins the signer (recommended: the key from
+    /// `GET /v1/audit/checkpoint`, obtained separately).
+    public static func verify(_ bytes: [UInt8], trustedKey: Ed25519PublicKey? = nil) -> Report {
+        var report = Report(verifiedFiles: 0, proofCount: 0, failures: [])
+        func fail(_ file: String, _ reason: String) { report.failures.append(Failure(file: file, reason: reason)) }
+        let archive: ZipArchiveReader
+        do {
+            archive = try ZipArchiveReader(bytes)
+        } catch {
+            fail("bundle", error.message)
+            return report
+        }
+        var entries: [String: ZipArchiveReader.Entry] = [:]
+        for entry in archive.entries {
+            if entries[entry.name] != nil { fail(entry.name, "appears twice in the archive") }
+            entries[entry.name] = entry
+        }
+        func read(_ name: String) -> [UInt8]? {
+            guard let entry = entries[name] else {
+                fail(name, "missing from the bundle")
+                return nil
+            }
+            do {
+                return try archive.contents(of: entry)
+            } catch {
+                fail(name, error.message)
+                return nil
+            }
+        }
+        guard let manifestBytes = read("manifest.json") else { return report }
+        let signature = read("manifest.sig")
+        var signer: Ed25519PublicKey?
+        if let pem = read("public_key.pem") {
+            do {
+                signer = try Ed25519PublicKey(pemRepresentation: String(decoding: pem, as: UTF8.self))
+            } catch {
+                fail("public_key.pem", "not an Ed25519 public key (\(error.message))")
+            }
+        }
+        if let trustedKey, let signer, signer != trustedKey {
+            fail("public_key.pem", "the bundle's key \(signer.rawRepresentation.hexString) is not the trusted key "
+                 + trustedKey.rawRepresentation.hexString)
+        }
+        let verifyingKey = trustedKey ?? signer
+        report.publicKey = verifyingKey?.rawRepresentation.hexString
+        if let signature, let verifyingKey, !verifyingKey.isValidSignature(signature, for: manifestBytes) {
+            fail("manifest.json", "its Ed25519 signature in manifest.sig does not verify with key "
+                 + verifyingKey.rawRepresentation.hexString + " (manifest.json or manifest.sig was changed, or the key is wrong)")
+        }
+        let manifest: ExportManifest
+        do {
+            manifest = try JSONDecoder().decode(ExportManifest.self, from: Data(manifestBytes))
+        } catch {
+            fail("manifest.json", "not a countersign export manifest (\(error))")
+            return report
+        }
+        report.proofCount = manifest.proofCount
+        report.checkpointSeq = manifest.checkpoint.seq
+        report.checkpointHeadHash = manifest.checkpoint.headHash
+        if manifest.format != ExportManifest.formatTag { fail("manifest.json", "unknown format \(manifest.format)") }
+        if let checkpoint = manifest.checkpoint.checkpoint {
+            if !checkpoint.hasValidSignature { fail("manifest.json", "the audit checkpoint's signature does not verify") }
+            if let verifyingKey, checkpoint.publicKey != verifyingKey.rawRepresentation {
+                fail("manifest.json", "the audit checkpoint is signed by another key")
+            }
+        } else {
+            fail("manifest.json", "the audit checkpoint is malformed")
+        }
+        var listed = Set<String>()
+        for file in manifest.files {
+            listed.insert(file.path)
+            guard let contents = read(file.path) else { continue }
+            let digest = SHA256.hex(contents)
+            if contents.count != file.bytes || digest != file.sha256 {
+                fail(file.path, "SHA-256 \(digest) (\(contents.count) bytes) differs from the manifest's \(file.sha256) (\(file.bytes) bytes)")
+            } else {
+                report.verifiedFiles += 1
+            }
+        }
+        for name in entries.keys.sorted() where !listed.contains(name) && !["manifest.json", "manifest.sig", "public_key.pem"].contains(name) {
+            fail(name, "is not listed in the manifest")
+        }
+        return report
+    }
+}

@@ -1,0 +1,76 @@
+import Cryptography
+import Foundation
+import Hummingbird
+import Postgres
+import ProofStore
+
+/// `GET /v1/exports/proofs?since=&until=&format=zip|ndjson|csv` (auditor, admin): the proofs
+/// received in the period, streamed. The export's audit event is committed before the first byte.
+struct ExportRoutes: Sendable {
+    let database: PostgresClient
+    let keys: CheckpointKeyProvider
+    let audit: AuditLog
+    let policy: APIPolicy
+
+    init(database: PostgresClient, keys: CheckpointKeyProvider, policy: APIPolicy) {
+        self.database = database
+        self.keys = keys
+        self.audit = AuditLog(database: database)
+        self.policy = policy
+    }
+
+    func register(on group: RouterGroup<AppRequestContext>) {
+        group.get("exports/proofs") { request, context in try await export(request, context) }
+    }
+
+    func export(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        _ = try context.require(.export)
+        var query = PagedListQuery(request.uri.queryParameters, defaultLimit: policy.defaultPageSize, maxLimit: policy.maxPageSize)
+        query.readPeriod()
+        let raw = query.value("format") ?? ProofExporter.Format.zip.rawValue
+        let format = ProofExporter.Format(rawValue: raw) ?? .zip
+        if ProofExporter.Format(rawValue: raw) == nil {
+            query.errors.append(.init(field: "format", message: "zip, ndjson or csv", code: "invalid_format"))
+        }
+        guard query.errors.isEmpty else { throw Problem.validation("The export parameters are not valid.", errors: query.errors) }
+        let (since, until) = (query.since, query.until)
+        let key: Ed25519PrivateKey
+        do {
+            key = try keys.key()
+        } catch {
+            context.logger.error("checkpoint key unavailable", metadata: ["error": "\(error)"])
+            throw Problem(.serviceUnavailable, code: "checkpoint_key_unavailable", detail: "The export signing key is not available.")
+        }
+        let exporter = ProofExporter(database: database, key: key)
+        var details = ["format": format.rawValue]
+        details["since"] = since.map(RFC3339Timestamp.format)
+        details["until"] = until.map(RFC3339Timestamp.format)
+        try await audit.append(.proofsExported, subject: "export:\(details["since"] ?? "")/\(details["until"] ?? "")", details: details,
+                               origin: context.auditOrigin(request))
+        let name = "countersign-proofs-\(Self.fileStamp(since) ?? "start")-\(Self.fileStamp(until) ?? "now").\(format.rawValue)"
+        let logger = context.logger
+        let body = ResponseBody { writer in
+            do {
+                let summary = try await exporter.export(format: format, since: since, until: until) { chunk in
+                    try await writer.write(ByteBuffer(bytes: chunk))
+                }
+                logger.info("export finished", metadata: ["format": "\(format.rawValue)", "proofs": "\(summary.proofs)",
+                                                          "bytes": "\(summary.bytes)"])
+            } catch {
+                // The status line has gone: all we can do is end the stream short, which every
+                // client sees as a broken download (a ZIP without its central directory).
+                logger.error("export aborted", metadata: ["error": "\(error)"])
+                throw error
+            }
+            try await writer.finish(nil)
+        }
+        return Response(status: .ok, headers: [.contentType: format.contentType, .contentDisposition: "attachment; filename=\"\(name)\"",
+                                               .cacheControl: "no-store"], body: body)
+    }
+
+    /// `20250301T000000Z` for file names.
+    static func fileStamp(_ date: Date?) -> String? {
+        date.map { RFC3339Timestamp.format($0).replacingOccurrences(of: "-", with: "").replacingOccurrences(of: ":", with: "")
+            .replacingOccurrences(of: ".000", with: "") }
+    }
+}
