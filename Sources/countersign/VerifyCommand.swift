@@ -1,36 +1,46 @@
 import ArgumentParser
+import Cryptography
 import Foundation
 import Postgres
 import ProofAPI
 import ProofStore
 
-/// `countersign verify --database`: walk the audit chain in the database, recompute every hash and
-/// re-hash every recorded proof. Exits 0 when the record is intact, 1 at the first break.
-///
-/// Offline verification of an export bundle (`countersign verify FILE.zip`) is not built yet.
+/// `countersign verify --database` walks the audit chain in the database, recomputes every hash,
+/// re-hashes every recorded proof and checks the stored signed checkpoints; `countersign verify
+/// FILE.zip` checks an export bundle offline (manifest signature, checkpoint, every file's SHA-256).
+/// Exit 0 when intact or valid, 1 when not.
 struct VerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Verify the audit chain and the proofs it vouches for (exit 0 intact, 1 broken).",
-        discussion: "With --database, reads the chain from PostgreSQL in pages of 1,000 events (constant memory)."
+        abstract: "Verify the audit chain (--database) or an export bundle (FILE.zip); exit 0 valid, 1 invalid.",
+        discussion: """
+            With --database, reads the chain from PostgreSQL in pages of 1,000 events (constant memory).
+            With FILE.zip, works offline: pin the signer with --public-key (the public_key of GET /v1/audit/checkpoint,
+            as 64 hex digits or a PEM file) so a bundle re-signed with another key fails.
+            """
     )
 
-    @Flag(help: "Verify the live database (the only mode so far).") var database = false
+    @Flag(help: "Verify the live database.") var database = false
     @Option(name: .customLong("database-url"), help: "libpq URL (DATABASE_URL).") var databaseURL: String?
-    @Flag(help: "Print the result as JSON (the body of GET /v1/audit/verify).") var json = false
-    @Argument(help: "An export bundle to verify offline (not supported yet).") var bundle: String?
+    @Option(name: .customLong("public-key"), help: "The trusted Ed25519 public key: 64 hex digits or a PEM file.") var publicKey: String?
+    @Flag(help: "Print the result as JSON.") var json = false
+    @Argument(help: "An export bundle (.zip) to verify offline.") var bundle: String?
 
     func validate() throws {
-        if bundle != nil { throw ValidationError("verifying an export bundle offline is not supported yet; use --database") }
-        if !database { throw ValidationError("say what to verify: --database") }
+        if database == (bundle != nil) { throw ValidationError("say what to verify: --database, or an export bundle FILE.zip") }
     }
 
     func run() async throws {
+        let trusted = try publicKey.map(Self.trustedKey)
+        if let bundle {
+            try verifyBundle(bundle, trusted: trusted)
+            return
+        }
         let environment = try ServiceConfiguration.fromEnvironment()
         let client = PostgresClient(configuration: PostgresConfiguration(url: databaseURL ?? environment.databaseURL, poolSize: 1))
         let result: AuditVerification
         do {
-            result = try await AuditVerifier(database: client).verify()
+            result = try await AuditVerifier(database: client).verify(trustedPublicKeys: trusted.map { [$0] } ?? [])
             await client.shutdown()
         } catch {
             await client.shutdown()
@@ -38,6 +48,34 @@ struct VerifyCommand: AsyncParsableCommand {
         }
         print(json ? try Self.json(result) : Self.describe(result))
         if case .broken = result { throw ExitCode(1) }
+    }
+
+    func verifyBundle(_ path: String, trusted: Ed25519PublicKey?) throws {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ValidationError("cannot read \(path)")
+        }
+        let report = ExportBundleVerifier.verify(Array(data), trustedKey: trusted)
+        if json {
+            let encoder = JSONEncoder()
+            encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+            print(String(decoding: try encoder.encode(BundleReportJSON(report)), as: UTF8.self))
+        } else if report.isValid {
+            print("bundle valid: \(report.verifiedFiles) files, \(report.proofCount) proofs, signed by \(report.publicKey ?? "?"), "
+                  + "audit checkpoint seq \(report.checkpointSeq ?? 0) head \(report.checkpointHeadHash ?? "?")"
+                  + (trusted == nil ? " (signer not pinned: pass --public-key to check who signed it)" : ""))
+        } else {
+            for failure in report.failures { print("INVALID \(failure.file): \(failure.reason)") }
+        }
+        if !report.isValid { throw ExitCode(1) }
+    }
+
+    /// A key from 64 hex digits or a PEM file.
+    static func trustedKey(_ text: String) throws -> Ed25519PublicKey {
+        if let raw = Hex.decode(text), raw.count == 32 { return try Ed25519PublicKey(rawRepresentation: raw) }
+        guard let pem = FileManager.default.contents(atPath: text) else {
+            throw ValidationError("--public-key: neither 64 hex digits nor a readable PEM file: \(text)")
+        }
+        return try Ed25519PublicKey(pemRepresentation: String(decoding: pem, as: UTF8.self))
     }
 
     /// One human line: `audit chain ok: N events, head <hex>` or where and how it breaks.
@@ -57,5 +95,34 @@ struct VerifyCommand: AsyncParsableCommand {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return String(decoding: try encoder.encode(AuditVerificationResource(result)), as: UTF8.self)
+    }
+}
+
+/// `verify FILE.zip --json`: `{"status":"valid"|"invalid","files":N,"proofs":N,"failures":[{"file","reason"}]}`.
+struct BundleReportJSON: Encodable {
+    struct Failure: Encodable {
+        var file: String
+        var reason: String
+    }
+
+    var status: String
+    var files: Int
+    var proofs: Int
+    var publicKey: String?
+    var checkpointSeq: Int64?
+    var failures: [Failure]
+
+    enum CodingKeys: String, CodingKey {
+        case status, files, proofs, failures
+        case publicKey = "public_key", checkpointSeq = "checkpoint_seq"
+    }
+
+    init(_ report: ExportBundleVerifier.Report) {
+        status = report.isValid ? "valid" : "invalid"
+        files = report.verifiedFiles
+        proofs = report.proofCount
+        publicKey = report.publicKey
+        checkpointSeq = report.checkpointSeq
+        failures = report.failures.map { Failure(file: $0.file, reason: $0.reason) }
     }
 }

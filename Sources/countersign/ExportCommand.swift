@@ -1,0 +1,97 @@
+import ArgumentParser
+import Foundation
+import Postgres
+import ProofAPI
+import ProofStore
+
+/// `countersign export --since --until -o FILE.zip`: the same bundle as `GET /v1/exports/proofs`,
+/// read straight from the database and signed with the service's checkpoint key.
+struct ExportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Export the proofs received in a period as a signed ZIP bundle (or NDJSON / CSV).",
+        discussion: """
+            Periods are [since, until) on the server's received time, as RFC 3339 with an offset or a date (YYYY-MM-DD, UTC).
+            The key is CHECKPOINT_KEY_FILE or <DATA_DIR>/checkpoint-ed25519.pem, as for `serve`.
+            Check the result with `countersign verify FILE.zip --public-key <hex>`.
+            """
+    )
+
+    @Option(help: "Start of the period (inclusive).") var since: String?
+    @Option(help: "End of the period (exclusive).") var until: String?
+    @Option(help: "zip, ndjson or csv.") var format: String = "zip"
+    @Option(name: .shortAndLong, help: "Output file.") var output: String
+    @Option(name: .customLong("database-url"), help: "libpq URL (DATABASE_URL).") var databaseURL: String?
+
+    func validate() throws {
+        if ProofExporter.Format(rawValue: format) == nil { throw ValidationError("--format: zip, ndjson or csv") }
+        _ = try Self.date(since, "--since")
+        _ = try Self.date(until, "--until")
+    }
+
+    func run() async throws {
+        let environment = try ServiceConfiguration.fromEnvironment()
+        let key = try CheckpointKeyProvider(configuration: environment).key()
+        let database = PostgresClient(configuration: PostgresConfiguration(url: databaseURL ?? environment.databaseURL, poolSize: 2))
+        let temporary = output + ".partial"
+        guard FileManager.default.createFile(atPath: temporary, contents: nil), let file = FileHandle(forWritingAtPath: temporary) else {
+            throw ValidationError("cannot write \(temporary)")
+        }
+        let progress = ProgressBar(enabled: isatty(STDERR_FILENO) == 1)
+        do {
+            let summary = try await ProofExporter(database: database, key: key).export(
+                format: ProofExporter.Format(rawValue: format)!, since: try Self.date(since, "--since"), until: try Self.date(until, "--until"),
+                progress: { done, total in progress.show(done, total) }, sink: { chunk in try file.write(contentsOf: chunk) })
+            try file.synchronize()
+            try file.close()
+            await database.shutdown()
+            progress.finish()
+            if FileManager.default.fileExists(atPath: output) { try FileManager.default.removeItem(atPath: output) }
+            try FileManager.default.moveItem(atPath: temporary, toPath: output)
+            var line = "exported \(summary.proofs) proofs, \(summary.bytes) bytes to \(output)"
+            if let checkpoint = summary.checkpoint {
+                line += "; audit checkpoint seq \(checkpoint.seq); signer \(checkpoint.publicKey.hexString)"
+            }
+            print(line)
+        } catch {
+            try? file.close()
+            try? FileManager.default.removeItem(atPath: temporary)
+            await database.shutdown()
+            progress.finish()
+            throw error
+        }
+    }
+
+    /// RFC 3339 with an offset, or a bare date taken as midnight UTC.
+    static func date(_ text: String?, _ option: String) throws -> Date? {
+        guard let text else { return nil }
+        if let timestamp = try? RFC3339Timestamp(parsing: text) { return timestamp.date }
+        if text.utf8.count == 10, let timestamp = try? RFC3339Timestamp(parsing: text + "T00:00:00Z") { return timestamp.date }
+        throw ValidationError("\(option): RFC 3339 with an offset (2025-03-01T00:00:00Z) or a date (2025-03-01)")
+    }
+}
+
+/// A one-line progress bar on standard error, redrawn at most every percent.
+final class ProgressBar {
+    let enabled: Bool
+    private var lastPercent = -1
+
+    init(enabled: Bool) {
+        self.enabled = enabled
+    }
+
+    func show(_ done: Int, _ total: Int) {
+        guard enabled, total > 0 else { return }
+        let percent = done * 100 / total
+        guard percent != lastPercent else { return }
+        lastPercent = percent
+        let width = 30
+        let filled = width * done / total
+        let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: width - filled)
+        FileHandle.standardError.write(Data("\r[\(bar)] \(done)/\(total) proofs".utf8))
+    }
+
+    func finish() {
+        if enabled, lastPercent >= 0 { FileHandle.standardError.write(Data("\n".utf8)) }
+    }
+}
