@@ -14,18 +14,26 @@ public struct APIPolicy: Sendable, Equatable {
     /// How long a successful API-key look-up is reused (`AUTH_CACHE_SECONDS`, default 0: every
     /// request asks the database, so a revoked key is refused at once).
     public var authenticationCacheTTL: Duration
+    /// Sustained requests per second per API key (`RATE_LIMIT_PER_SECOND`, default 50; 0 turns limiting off).
+    public var rateLimitPerSecond: Double
+    /// Requests a key may make at once (`RATE_LIMIT_BURST`, default 100).
+    public var rateLimitBurst: Double
 
     /// Creates a policy with the documented defaults.
     public init(geofenceRadiusMeters: Double = 200, clockAheadTolerance: TimeInterval = 300,
-                maxPageSize: Int = 500, defaultPageSize: Int = 50, authenticationCacheTTL: Duration = .zero) {
+                maxPageSize: Int = 500, defaultPageSize: Int = 50, authenticationCacheTTL: Duration = .zero,
+                rateLimitPerSecond: Double = 50, rateLimitBurst: Double = 100) {
         self.geofenceRadiusMeters = geofenceRadiusMeters
         self.clockAheadTolerance = clockAheadTolerance
         self.maxPageSize = maxPageSize
         self.defaultPageSize = defaultPageSize
         self.authenticationCacheTTL = authenticationCacheTTL
+        self.rateLimitPerSecond = rateLimitPerSecond
+        self.rateLimitBurst = rateLimitBurst
     }
 
-    /// The defaults, with `GEOFENCE_RADIUS_M` and `AUTH_CACHE_SECONDS` from the environment when it is a positive number.
+    /// The defaults, with `GEOFENCE_RADIUS_M`, `AUTH_CACHE_SECONDS`, `RATE_LIMIT_PER_SECOND` and `RATE_LIMIT_BURST`
+    /// from the environment when they are valid numbers.
     public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> APIPolicy {
         var policy = APIPolicy()
         if let raw = environment["GEOFENCE_RADIUS_M"], let radius = Double(raw), radius.isFinite, radius > 0 {
@@ -33,6 +41,12 @@ public struct APIPolicy: Sendable, Equatable {
         }
         if let raw = environment["AUTH_CACHE_SECONDS"], let seconds = Double(raw), seconds.isFinite, seconds >= 0, seconds <= 300 {
             policy.authenticationCacheTTL = .milliseconds(Int64(seconds * 1000))
+        }
+        if let raw = environment["RATE_LIMIT_PER_SECOND"], let rate = Double(raw), rate.isFinite, rate >= 0 {
+            policy.rateLimitPerSecond = rate
+        }
+        if let raw = environment["RATE_LIMIT_BURST"], let burst = Double(raw), burst.isFinite, burst >= 1 {
+            policy.rateLimitBurst = burst
         }
         return policy
     }

@@ -28,6 +28,10 @@ public struct APIRoutes: Sendable {
     public func register(on router: Router<AppRequestContext>) {
         let v1 = router.group("v1").add(middleware: BearerAuthMiddleware(keys: APIKeyRepository(database: database),
                                                                           cacheTimeToLive: policy.authenticationCacheTTL))
+        if policy.rateLimitPerSecond > 0 {
+            v1.add(middleware: RateLimitMiddleware(limiter: RateLimiter(ratePerSecond: policy.rateLimitPerSecond,
+                                                                        burst: policy.rateLimitBurst)))
+        }
         DeliveryRoutes(deliveries: DeliveryRepository(database: database), policy: policy).register(on: v1)
         ProofRoutes(database: database, policy: policy, bodyLimit: configuration.bodyLimit).register(on: v1)
         AuditRoutes(database: database, keys: checkpointKeys, policy: policy).register(on: v1)
