@@ -34,7 +34,7 @@ if [ $long = 1 ]; then
     fuzz_seconds="${FUZZ_SECONDS:-600}"; soak_seconds="${SOAK_SECONDS:-1800}"; examples="${CONTRACT_EXAMPLES:-25}"
     parts="${RELIABILITY_ONLY:-fuzz contract pg-restart kill9 live soak swift}"
 else
-    fuzz_seconds="${FUZZ_SECONDS:-10}"; soak_seconds="${SOAK_SECONDS:-0}"; examples="${CONTRACT_EXAMPLES:-10}"
+    fuzz_seconds="${FUZZ_SECONDS:-8}"; soak_seconds="${SOAK_SECONDS:-0}"; examples="${CONTRACT_EXAMPLES:-8}"
     parts="${RELIABILITY_ONLY:-fuzz contract pg-restart live}"
 fi
 want() { [[ " $parts " == *" $1 "* ]]; }
@@ -63,8 +63,11 @@ port="${RELIABILITY_PORT:-18080}"
 db() { $PG createdb "reliab_$1" --fresh >/dev/null && echo "reliab_$1"; }
 
 status=0
+part_started=$SECONDS
 record() {  # record PART RC OUTPUT-FILE: copy its RESULT lines; a part without one is a failure
     local part="$1" rc="$2" file="$3"
+    echo "reliability: $part took $((SECONDS - part_started)) s" >&2
+    part_started=$SECONDS
     if grep -q '^RESULT ' "$file"; then
         grep '^RESULT ' "$file" | sed 's/^RESULT //' >>"$results"
     else
@@ -74,10 +77,12 @@ record() {  # record PART RC OUTPUT-FILE: copy its RESULT lines; a part without 
 }
 
 if want fuzz; then
+    part_started=$SECONDS
     echo "reliability: fuzz, ${fuzz_seconds}s per target" >&2
     Fuzz/run.sh "$fuzz_seconds" >"$out/fuzz.txt" 2>"$out/fuzz.err"
     rc=$?
     cat "$out/fuzz.txt" >&2
+    echo "reliability: fuzz took $((SECONDS - part_started)) s" >&2
     python3 - "$out/fuzz.txt" "$rc" >>"$results" <<'EOF'
 import json, re, sys
 lines = [l for l in open(sys.argv[1]) if l.startswith("fuzz ")]
@@ -94,6 +99,7 @@ EOF
 fi
 
 if want contract; then
+    part_started=$SECONDS
     echo "reliability: contract fuzzing" >&2
     if [ $long = 1 ]; then
         scripts/contract-fuzz.sh --binary "$binary" --database-url "$($PG url "$(db contract)")" --port "$port" \
@@ -108,6 +114,7 @@ fi
 faults() {  # faults NAME SUBCOMMAND ARGS…
     local name="$1" sub="$2"; shift 2
     local database; database="$(db "${name//-/_}")"
+    part_started=$SECONDS
     echo "reliability: $name" >&2
     python3 Tests/reliability/reliability.py "$sub" --binary "$binary" --database-url "$($PG url "$database")" \
         --admin-url "$($PG admin-url "$database")" --port "$((port + 1))" --server-log "$out/$name-server.log" "$@" \
@@ -139,6 +146,7 @@ if want soak && [ "$soak_seconds" != 0 ]; then
     faults soak soak --duration "$soak_seconds" --connections 6
 fi
 if want swift; then
+    part_started=$SECONDS
     echo "reliability: swift suites (hostile input, authorisation matrix)" >&2
     $PG createdb reliab_swift --fresh >/dev/null
     (
@@ -153,6 +161,7 @@ if want swift; then
     [ $rc = 0 ] || status=1
 fi
 
+echo "reliability: total $SECONDS s" >&2
 python3 - "$results" "$long" <<'EOF'
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]

@@ -296,7 +296,7 @@ struct HostileInputTests {
 
     @Test("oversized header fields, too many headers and a huge request line are 4xx; the server keeps serving")
     func oversizedHeaders() async throws {
-        try await Self.withLiveServer { port, publicDirectory in
+        try await Self.withLiveServer { port, _ in
             let big = "GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: \(String(repeating: "a", count: 200_000))\r\nConnection: close\r\n\r\n"
             let many = "GET /healthz HTTP/1.1\r\nHost: x\r\n" + (0..<3000).map { "X-H\($0): a\r\n" }.joined() + "Connection: close\r\n\r\n"
             let total = "GET /healthz HTTP/1.1\r\nHost: x\r\n" + (0..<40).map { "X-H\($0): \(String(repeating: "b", count: 4000))\r\n" }.joined()
@@ -310,7 +310,6 @@ struct HostileInputTests {
                 #expect(answer.status.map { (400..<500).contains($0) } == true, "\(name): \(answer.statusLine)")
                 #expect(try await RawHTTP.perform(port: port, RawHTTP.get("/healthz")).status == 200, "healthy after \(name)")
             }
-            _ = publicDirectory
         }
     }
 

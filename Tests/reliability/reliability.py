@@ -39,7 +39,10 @@ class Server:
 
     def env(self):
         env = dict(os.environ, DATABASE_URL=self.database_url, PORT=str(self.port), HOST="127.0.0.1",
-                   LOG_LEVEL=os.environ.get("RELIABILITY_LOG_LEVEL", "warning"))
+                   LOG_LEVEL=os.environ.get("RELIABILITY_LOG_LEVEL", "warning"),
+                   # The load here is one key's; the per-key rate limiter (tested on its own) would turn
+                   # it into 429s. RELIABILITY_RATE_LIMIT puts it back.
+                   RATE_LIMIT_PER_SECOND=os.environ.get("RELIABILITY_RATE_LIMIT", "0"))
         env.update(self.extra_env)
         return env
 
@@ -263,7 +266,7 @@ def pg_restart(args):
               f" WHERE d.reference LIKE '{prefix}%'")}
     missing = [r for r, (pid, sha) in acknowledged.items() if r not in stored or stored[r][0] != pid]
     mismatched = [r for r, (pid, sha) in acknowledged.items() if r in stored and stored[r][1] != sha]
-    result = {"run": "pg-restart", "uploads": count, "acknowledged": len(acknowledged), "stored": len(stored),
+    result = {"run": "pg-restart" + (" +idempotency" if args.idempotency else ""), "uploads": count, "acknowledged": len(acknowledged), "stored": len(stored),
               "missing": len(missing), "mismatched": len(mismatched), "statuses": {str(k): v for k, v in statuses.items()},
               "bad": len(bad), "bad_examples": bad[:5], "outage_s": args.outage,
               "recovery_s": None if recovery is None else round(recovery, 2), "seconds": round(elapsed, 1),
