@@ -48,10 +48,12 @@ public struct AuditPage: Sendable, Equatable {
 /// after the lock sees the last committed event; the primary key on `seq` rejects any fork anyway.
 public struct AuditLog: Sendable {
     let database: PostgresClient
+    let batcher: AuditBatcher
 
     /// Creates the log over `database`.
     public init(database: PostgresClient) {
         self.database = database
+        self.batcher = AuditBatcher(database: database)
     }
 
     static let columns = """
@@ -64,6 +66,12 @@ public struct AuditLog: Sendable {
     @discardableResult
     public static func append(_ action: AuditAction, subject: String, details: [String: String] = [:], origin: AuditOrigin,
                               in session: PostgresSession) async throws -> AuditEvent {
+        try await append([AuditEntry(action: action, subject: subject, details: details, origin: origin)], in: session)[0]
+    }
+
+    /// Appends `entries`, chained in order, in the transaction `session` is in: one audit lock and
+    /// one multi-row INSERT for all of them.
+    static func append(_ entries: [AuditEntry], in session: PostgresSession) async throws -> [AuditEvent] {
         let head = try await session.query("SELECT head_seq, head_hash FROM countersign_audit_head()")
         var seq: Int64 = 1
         var prevHash = AuditEvent.genesisHash
@@ -73,30 +81,43 @@ public struct AuditLog: Sendable {
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let detailsJSON = String(decoding: try encoder.encode(details), as: UTF8.self)
-        let micros = Int64((Date().timeIntervalSince1970 * 1_000_000).rounded())
-        var event = AuditEvent(seq: seq, occurredAtMicros: micros, actorKeyID: origin.actor?.keyID, actorRole: origin.role,
-                               action: action.rawValue, subject: subject, requestID: origin.requestID,
-                               clientAddress: origin.clientAddress, userAgent: origin.userAgent.map { String($0.prefix(512)) },
-                               detailsJSON: detailsJSON, prevHash: prevHash, hash: [])
-        event.hash = event.recomputedHash
+        var events: [AuditEvent] = []
+        var rows: [String] = []
+        var parameters: [any PostgresBindable] = []
+        for entry in entries {
+            let detailsJSON = String(decoding: try encoder.encode(entry.details), as: UTF8.self)
+            let micros = Int64((Date().timeIntervalSince1970 * 1_000_000).rounded())
+            let origin = entry.origin
+            var event = AuditEvent(seq: seq, occurredAtMicros: micros, actorKeyID: origin.actor?.keyID, actorRole: origin.role,
+                                   action: entry.action.rawValue, subject: entry.subject, requestID: origin.requestID,
+                                   clientAddress: origin.clientAddress, userAgent: origin.userAgent.map { String($0.prefix(512)) },
+                                   detailsJSON: detailsJSON, prevHash: prevHash, hash: [])
+            event.hash = event.recomputedHash
+            let base = parameters.count
+            rows.append("($\(base + 1), $\(base + 2), $\(base + 3), $\(base + 4)::text, $\(base + 5), $\(base + 6), $\(base + 7)::text, "
+                        + "$\(base + 8)::text, $\(base + 9)::text, $\(base + 10), $\(base + 11), $\(base + 12))")
+            parameters += [event.seq, AuditTimestamp(micros: event.occurredAtMicros), event.actorKeyID, event.actorRole, event.action,
+                           event.subject, event.requestID, event.clientAddress, event.userAgent, event.detailsJSON,
+                           PostgresBytes(event.prevHash), PostgresBytes(event.hash)]
+            events.append(event)
+            seq += 1
+            prevHash = event.hash
+        }
         try await session.execute("""
             INSERT INTO audit_events (seq, occurred_at, actor_key_id, actor_role, action, subject, request_id, client_address,
                 user_agent, details_text, prev_hash, hash)
-            VALUES ($1, $2, $3, $4::text, $5, $6, $7::text, $8::text, $9::text, $10, $11, $12)
-            """, [event.seq, AuditTimestamp(micros: event.occurredAtMicros), event.actorKeyID, event.actorRole, event.action,
-                  event.subject, event.requestID, event.clientAddress, event.userAgent, event.detailsJSON,
-                  PostgresBytes(event.prevHash), PostgresBytes(event.hash)])
-        return event
+            VALUES \(rows.joined(separator: ", "))
+            """, parameters)
+        return events
     }
 
-    /// Appends an event in a short transaction of its own (reads of proof content).
+    /// Appends an event in a transaction of its own (reads of proof content, exports) and returns
+    /// once it is committed. Concurrent calls are group-committed: while one batch commits, the
+    /// next ones queue and then go in together, one lock and one commit for many events.
     @discardableResult
     public func append(_ action: AuditAction, subject: String, details: [String: String] = [:],
                        origin: AuditOrigin) async throws -> AuditEvent {
-        try await database.withTransaction { session in
-            try await Self.append(action, subject: subject, details: details, origin: origin, in: session)
-        }
+        try await batcher.append(AuditEntry(action: action, subject: subject, details: details, origin: origin))
     }
 
     /// One page of events matching `query`, oldest first.

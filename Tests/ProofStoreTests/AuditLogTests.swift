@@ -69,6 +69,30 @@ struct AuditLogTests {
         }
     }
 
+    @Test("200 concurrent read events are group-committed: each caller gets its own committed event, the chain stays whole")
+    func groupCommit() async throws {
+        try await ScratchDatabase.with(prefix: "audit", poolSize: 4) { _, database in
+            let log = AuditLog(database: database)
+            let events = try await withThrowingTaskGroup(of: AuditEvent.self) { group in
+                for index in 0..<200 {
+                    group.addTask {
+                        try await log.append(.proofPNGRead, subject: "delivery:R-\(index)", details: ["n": String(index)],
+                                             origin: AuditOrigin(actor: nil, requestID: "req-\(index)"))
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(Set(events.map(\.seq)) == Set(1...200))
+            for event in events {
+                #expect(event.subject == "delivery:R-\(event.details["n"] ?? "")")
+                #expect(event.requestID == "req-\(event.details["n"] ?? "")")
+            }
+            let stored = try await AuditLog(database: database).events(AuditQuery(limit: 500)).events
+            #expect(stored == events.sorted { $0.seq < $1.seq })
+            #expect(try await AuditVerifier(database: database).verify() == .ok(count: 200, headHash: stored.last!.hash))
+        }
+    }
+
     @Test("verification pages through the chain: any page size gives the same answer")
     func pagedVerification() async throws {
         try await ScratchDatabase.with(prefix: "auditpg") { _, database in
