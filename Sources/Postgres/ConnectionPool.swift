@@ -21,6 +21,10 @@ actor ConnectionPool {
     private var waitOrder: [UInt64] = []
     private var nextWaiterID: UInt64 = 0
     private var closed = false
+    /// Acquisitions that found the pool exhausted and queued (since the pool was made).
+    private var totalWaits = 0
+    /// Queued acquisitions that gave up at their timeout.
+    private var totalTimeouts = 0
 
     init(capacity: Int) {
         self.capacity = capacity
@@ -28,7 +32,8 @@ actor ConnectionPool {
 
     /// A snapshot for metrics and tests.
     var statistics: PostgresPoolStatistics {
-        PostgresPoolStatistics(capacity: capacity, open: open, idle: idle.count, waiting: waiters.count)
+        PostgresPoolStatistics(capacity: capacity, open: open, idle: idle.count, waiting: waiters.count,
+                               totalWaits: totalWaits, totalTimeouts: totalTimeouts)
     }
 
     /// Takes a usable idle connection, or a slot to open one, or waits until `timeout`.
@@ -44,11 +49,12 @@ actor ConnectionPool {
         }
         let id = nextWaiterID
         nextWaiterID &+= 1
+        totalWaits += 1
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 let timer = Task { [weak self] in
                     try? await Task.sleep(for: timeout)
-                    await self?.fail(waiter: id, with: PostgresError(.poolTimeout, message: "no database connection became free within \(timeout)"))
+                    await self?.timeOut(waiter: id, after: timeout)
                 }
                 waiters[id] = Waiter(continuation: continuation, timer: timer)
                 waitOrder.append(id)
@@ -103,6 +109,12 @@ actor ConnectionPool {
         return nil
     }
 
+    private func timeOut(waiter id: UInt64, after timeout: Duration) {
+        guard waiters[id] != nil else { return }
+        totalTimeouts += 1
+        fail(waiter: id, with: PostgresError(.poolTimeout, message: "no database connection became free within \(timeout)"))
+    }
+
     private func fail(waiter id: UInt64, with error: any Error) {
         guard let waiter = waiters.removeValue(forKey: id) else { return }
         waiter.timer.cancel()
@@ -120,6 +132,10 @@ public struct PostgresPoolStatistics: Sendable, Equatable {
     public var idle: Int
     /// Callers waiting for a connection.
     public var waiting: Int
+    /// Acquisitions that had to wait because every connection was leased (cumulative).
+    public var totalWaits: Int = 0
+    /// Waiting acquisitions that failed with `poolTimeout` (cumulative).
+    public var totalTimeouts: Int = 0
     /// Connections leased right now.
     public var inUse: Int { open - idle }
 }

@@ -82,7 +82,8 @@ public final class PostgresClient: Sendable {
         }
     }
 
-    /// Pool counters (capacity, open, idle, waiting).
+    /// Pool counters (capacity, open, idle, waiting, and cumulative waits and timeouts): one hop to
+    /// the pool's actor, nothing on the query path; read by `/metrics` at scrape time.
     public var statistics: PostgresPoolStatistics {
         get async { await pool.statistics }
     }

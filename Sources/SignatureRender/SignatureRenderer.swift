@@ -98,16 +98,36 @@ public enum SignatureRenderer {
         try renderPNG(geometry(ink, options: options), options: options)
     }
 
+    /// Renders `ink` to a PNG and reports in `timings` how long the two halves took: reconstruct,
+    /// lay out and rasterise (``RenderTimings/render``), then PNG encoding (``RenderTimings/encode``).
+    public static func renderPNG(_ ink: InkDocument, options: RenderOptions = RenderOptions(),
+                                 timings: inout RenderTimings) throws(RenderError) -> RenderedImage {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let laidOut = try geometry(ink, options: options)
+        let w = laidOut.layout.pixelWidth, h = laidOut.layout.pixelHeight
+        try checkSize(width: w, height: h, options: options)
+        let alpha = rasterize(laidOut, options: options)
+        let rasterized = clock.now
+        let png = try encodePNG(alpha, width: w, height: h, options: options)
+        timings = RenderTimings(render: rasterized - start, encode: clock.now - rasterized)
+        return RenderedImage(png: png, width: w, height: h)
+    }
+
     /// Renders already computed geometry to a PNG.
     public static func renderPNG(_ geometry: RenderGeometry, options: RenderOptions = RenderOptions()) throws(RenderError) -> RenderedImage {
         let w = geometry.layout.pixelWidth, h = geometry.layout.pixelHeight
         try checkSize(width: w, height: h, options: options)
         let alpha = rasterize(geometry, options: options)
+        return RenderedImage(png: try encodePNG(alpha, width: w, height: h, options: options), width: w, height: h)
+    }
+
+    /// Encodes a coverage mask from ``rasterize(_:options:)`` as PNG in the options' colour and background.
+    static func encodePNG(_ alpha: [UInt8], width: Int, height: Int, options: RenderOptions) throws(RenderError) -> [UInt8] {
         do {
-            let png = try PNGEncoder.encode(
-                alpha: alpha, width: w, height: h, color: pngColor(options.color),
+            return try PNGEncoder.encode(
+                alpha: alpha, width: width, height: height, color: pngColor(options.color),
                 background: options.background == .white ? .white : .transparent, options: options.png)
-            return RenderedImage(png: png, width: w, height: h)
         } catch {
             throw .png(error)
         }
