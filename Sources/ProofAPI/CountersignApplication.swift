@@ -6,8 +6,14 @@ import Postgres
 /// Assembles the Countersign HTTP application: middleware, routes and the database pool.
 public enum CountersignApplication {
     /// The router with every route and middleware (also what `app.test(.router)` exercises).
-    public static func router(configuration: ServiceConfiguration, database: PostgresClient, logger: Logger) -> Router<AppRequestContext> {
+    ///
+    /// `metrics` receives the request and render metrics and is served at `GET /metrics`; nil leaves
+    /// both out. Each call's default is a fresh registry, so applications never share counts.
+    public static func router(configuration: ServiceConfiguration, database: PostgresClient, logger: Logger,
+                              metrics: CountersignMetrics? = CountersignMetrics()) -> Router<AppRequestContext> {
         let router = Router(context: AppRequestContext.self)
+        // First, so it also counts what later middleware answers (404s, problems, console files).
+        if let metrics { router.add(middleware: RequestMetricsMiddleware(metrics: metrics)) }
         router.add(middleware: RequestIDMiddleware())
         router.add(middleware: AccessLogMiddleware())
         router.add(middleware: ProblemMiddleware())
@@ -16,16 +22,16 @@ public enum CountersignApplication {
         router.add(middleware: FileMiddleware(configuration.publicDirectory, cacheControl: .init([(MediaType(type: .any), [.noCache])]),
                                               searchForIndexHtml: true, logger: logger))
         HealthRoutes(database: database).register(on: router)
+        if let metrics { MetricsRoutes(metrics: metrics, database: database).register(on: router) }
         APIRoutes(configuration: configuration, database: database, logger: logger).register(on: router)
         return router
     }
 
     /// The application; the database client runs as one of its services and closes on shutdown.
-    public static func make(configuration: ServiceConfiguration, database: PostgresClient, logger: Logger)
-        -> some ApplicationProtocol
-    {
+    public static func make(configuration: ServiceConfiguration, database: PostgresClient, logger: Logger,
+                            metrics: CountersignMetrics? = CountersignMetrics()) -> some ApplicationProtocol {
         Application(
-            router: router(configuration: configuration, database: database, logger: logger),
+            router: router(configuration: configuration, database: database, logger: logger, metrics: metrics),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "countersign"),
             services: [database],
             logger: logger

@@ -165,9 +165,12 @@ struct ProofRoutes: Sendable {
         let canonical = InkSerializer.serialize(upload.ink)
         let image: RenderedImage
         let stored: InkDocument
+        let metrics = CountersignMetrics.current
         do {
             stored = try parser.parse(canonical, format: .ink)
-            image = try SignatureRenderer.renderPNG(stored, options: renderOptions)
+            var timings = RenderTimings()
+            image = try SignatureRenderer.renderPNG(stored, options: renderOptions, timings: &timings)
+            metrics?.recordRender(timings, purpose: .upload)
         } catch let error as InkError {
             throw ProofUploadRequest.inkProblem(error, member: upload.inkFormat)
         } catch let error as RenderError {
@@ -198,6 +201,7 @@ struct ProofRoutes: Sendable {
         } catch ProofStoreError.proofAlreadyRecorded {
             throw Self.alreadyRecorded(reference)
         }
+        metrics?.recordProofStored(pngBytes: image.png.count)
         return JSONResponse.make(.created, bytes: bytes, headers: [.location: location])
     }
 
@@ -285,7 +289,9 @@ struct ProofRoutes: Sendable {
             let document = try await storedInk(reference)
             let image: RenderedImage
             do {
-                image = try SignatureRenderer.renderPNG(document, options: options)
+                var timings = RenderTimings()
+                image = try SignatureRenderer.renderPNG(document, options: options, timings: &timings)
+                CountersignMetrics.current?.recordRender(timings, purpose: .resize)
             } catch {
                 throw Problem(.unprocessableContent, code: "render_failed", detail: error.description)
             }

@@ -2,7 +2,9 @@ import ArgumentParser
 import Foundation
 import Hummingbird
 import Logging
+import Metrics
 import Postgres
+import Prometheus
 import ProofAPI
 import ProofStore
 
@@ -23,6 +25,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Flag(help: "Do not apply migrations at start (MIGRATE_ON_START=false).") var noMigrate = false
     @Option(help: "Folder of numbered SQL migrations (MIGRATIONS_DIR).") var migrationsDir: String?
     @Option(help: "Folder of the web console (PUBLIC_DIR, default ./public).") var publicDir: String?
+    @Flag(help: "Do not serve GET /metrics (METRICS_ENABLED=false).") var noMetrics = false
 
     func run() async throws {
         var configuration = try ServiceConfiguration.fromEnvironment()
@@ -40,6 +43,7 @@ struct ServeCommand: AsyncParsableCommand {
         if noMigrate { configuration.migrateOnStart = false }
         if let migrationsDir { configuration.migrationsDirectory = migrationsDir }
         if let publicDir { configuration.publicDirectory = publicDir }
+        let metricsEnabled = try !noMetrics && CountersignMetrics.isEnabled()
 
         LoggingSetup.bootstrap(level: configuration.logLevel)
         var logger = Logger(label: "countersign")
@@ -56,7 +60,15 @@ struct ServeCommand: AsyncParsableCommand {
                 throw error
             }
         }
-        let app = CountersignApplication.make(configuration: configuration, database: database, logger: logger)
+        // One registry for our series and for anything in the process that reports through swift-metrics
+        // (bootstrapped here only: the global system can be set once per process, tests pass their own).
+        var metrics: CountersignMetrics?
+        if metricsEnabled {
+            let serviceMetrics = CountersignMetrics()
+            MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: serviceMetrics.registry))
+            metrics = serviceMetrics
+        }
+        let app = CountersignApplication.make(configuration: configuration, database: database, logger: logger, metrics: metrics)
         logger.info("countersign listening", metadata: ["url": "http://\(configuration.host):\(configuration.port)"])
         try await app.runService()
     }
