@@ -30,7 +30,9 @@ def log(*parts):
 
 
 class Server:
-    """A `countersign serve` child process on 127.0.0.1:port."""
+    """A `countersign serve` child process on 127.0.0.1:port (stopped by main() even on errors)."""
+
+    started = []
 
     def __init__(self, binary, database_url, port, log_path, extra_env=None):
         self.binary, self.database_url, self.port, self.log_path = binary, database_url, port, log_path
@@ -49,6 +51,7 @@ class Server:
     def start(self, timeout=120):
         out = open(self.log_path, "ab")
         self.process = subprocess.Popen([self.binary, "serve"], env=self.env(), stdout=out, stderr=subprocess.STDOUT)
+        Server.started.append(self)
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.process.poll() is not None:
@@ -238,7 +241,7 @@ def pg_restart(args):
                 bad.append(("unexpected", status, data[:300].decode("utf-8", "replace")))
                 break
 
-    threads = [threading.Thread(target=worker) for _ in range(args.connections)]
+    threads = [threading.Thread(target=worker, daemon=True) for _ in range(args.connections)]
     started = time.time()
     for thread in threads:
         thread.start()
@@ -340,7 +343,7 @@ def kill9(args):
                     bad.append((reference, status, data[:300].decode("utf-8", "replace")))
                 break
 
-    threads = [threading.Thread(target=worker) for _ in range(args.connections)]
+    threads = [threading.Thread(target=worker, daemon=True) for _ in range(args.connections)]
     for thread in threads:
         thread.start()
     kills = 0
@@ -484,7 +487,7 @@ def soak(args):
         return int(psql(args.admin_url, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
                                         "AND pid <> pg_backend_pid()")[0][0])
 
-    threads = [threading.Thread(target=worker, args=(i,)) for i in range(args.connections)]
+    threads = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(args.connections)]
     started = time.time()
     for thread in threads:
         thread.start()
@@ -628,7 +631,15 @@ def main():
     args = p.parse_args()
     migrate(args.binary, args.database_url)
     handler = {"pg-restart": pg_restart, "kill9": kill9, "soak": soak, "live": live}[args.command]
-    sys.exit(handler(args))
+    try:
+        code = handler(args)
+    except Exception as error:  # a broken run must still end its server; load threads are daemons
+        print("RESULT " + json.dumps({"run": args.command, "ok": False, "error": repr(error)[:300]}), flush=True)
+        code = 1
+    finally:
+        for server in Server.started:
+            server.stop()
+    sys.exit(code)
 
 
 if __name__ == "__main__":
