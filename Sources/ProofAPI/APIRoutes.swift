@@ -32,6 +32,7 @@ public struct APIRoutes: Sendable {
             v1.add(middleware: RateLimitMiddleware(limiter: RateLimiter(ratePerSecond: policy.rateLimitPerSecond,
                                                                         burst: policy.rateLimitBurst)))
         }
+        SessionRoutes().register(on: v1)
         DeliveryRoutes(deliveries: DeliveryRepository(database: database), policy: policy).register(on: v1)
         ProofRoutes(database: database, policy: policy, bodyLimit: configuration.bodyLimit).register(on: v1)
         AuditRoutes(database: database, keys: checkpointKeys, policy: policy).register(on: v1)

@@ -2,7 +2,7 @@ import Hummingbird
 import ProofStore
 
 /// What a route does, and which roles may do it.
-public enum Permission: Sendable {
+public enum Permission: Sendable, CaseIterable {
     /// Create deliveries: dispatcher, admin.
     case createDelivery
     /// Read and list deliveries: every role.
@@ -15,6 +15,18 @@ public enum Permission: Sendable {
     case readAudit
     /// Export proofs in bulk: auditor, admin.
     case export
+
+    /// The permission's name in `GET /v1/session`.
+    public var name: String {
+        switch self {
+        case .createDelivery: "create_delivery"
+        case .readDelivery: "read_delivery"
+        case .uploadProof: "upload_proof"
+        case .readProof: "read_proof"
+        case .readAudit: "read_audit"
+        case .export: "export"
+        }
+    }
 
     /// The roles granted this permission.
     public var roles: Set<Role> {

@@ -10,6 +10,29 @@ import TestSupport
 
 @Suite("Authentication and roles", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
 struct AuthorizationTests {
+    @Test("GET /v1/session names the key, its role and exactly what the role may do")
+    func session() async throws {
+        try await APITestHarness.with { harness in
+            try await harness.application().test(.router) { client in
+                let expected: [Role: [String]] = [
+                    .courier: ["read_delivery", "upload_proof"],
+                    .dispatcher: ["create_delivery", "read_delivery", "upload_proof", "read_proof"],
+                    .auditor: ["read_delivery", "read_proof", "read_audit", "export"],
+                    .admin: ["create_delivery", "read_delivery", "upload_proof", "read_proof", "read_audit", "export"],
+                ]
+                for (role, permissions) in expected {
+                    let response = try await client.execute(uri: "/v1/session", method: .get, headers: harness.headers(role))
+                    #expect(response.status == .ok)
+                    #expect(response.json["role"] as? String == role.rawValue)
+                    #expect(response.json["key_id"] as? String == harness.actors[role]?.keyID.uuidString.lowercased())
+                    #expect(response.json["name"] as? String == "test \(role.rawValue)")
+                    #expect(response.json["permissions"] as? [String] == permissions)
+                }
+                #expect(try await client.execute(uri: "/v1/session", method: .get, headers: harness.headers(nil)).status == .unauthorized)
+            }
+        }
+    }
+
     @Test("missing, malformed, unknown and revoked keys are 401 with WWW-Authenticate")
     func unauthenticated() async throws {
         try await APITestHarness.with { harness in

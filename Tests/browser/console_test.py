@@ -205,7 +205,6 @@ class ConsoleTest:
             self.by_id("sign-out").click()
             self.wait_for(lambda: self.js("return !document.getElementById('view-signin').hidden"), "the sign-in form after signing out")
         self.by_id("signin-key").send_keys(self.keys[role])
-        Select(self.by_id("signin-role")).select_by_value(role)
         self.by_id("signin-submit").click()
         self.wait_for(lambda: self.js("return !document.getElementById('who').hidden") or self.status("app-status")[0] == "error",
                       f"signing in as {role}")

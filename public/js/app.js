@@ -1,6 +1,6 @@
 // The console shell: sign-in, the views a role sees, and navigation between them (#capture,
 // #dispatcher, #auditor). Each view is its own module, mounted the first time it is shown.
-import { ApiError, json } from './api.js';
+import { json } from './api.js';
 import * as auditor from './auditor.js';
 import * as capture from './capture.js';
 import * as dispatcher from './dispatcher.js';
@@ -57,7 +57,6 @@ async function signIn(event) {
   event.preventDefault();
   const status = byId('app-status');
   const token = byId('signin-key').value.trim();
-  const role = byId('signin-role').value;
   if (!token) {
     setStatus(status, 'Paste an API key.', 'error');
     return;
@@ -65,21 +64,20 @@ async function signIn(event) {
   const button = byId('signin-submit');
   button.disabled = true;
   setStatus(status, 'Checking the key…');
-  saveSession(token, role);
+  // The server says what the key is: the views follow its role.
+  saveSession(token, 'courier');
+  let role;
   try {
-    // Every role may list deliveries: this proves the key is valid without changing anything.
-    await json('/v1/deliveries?limit=1');
-    // Auditor and admin keys can be confirmed with a read only they may make.
-    if (role === 'auditor' || role === 'admin') await json('/v1/audit/events?limit=1');
+    const session = await json('/v1/session');
+    role = session.role;
+    if (!(role in ROLE_VIEWS)) throw new Error(`The server named an unknown role: ${role}.`);
   } catch (error) {
     clearSession();
-    const message = error instanceof ApiError && error.status === 403
-      ? `This key is not an ${role} key: choose the role it was created with. (${error.problem?.detail ?? 'forbidden'})`
-      : error.message;
-    setStatus(status, message, 'error');
+    setStatus(status, error.message, 'error');
     button.disabled = false;
     return;
   }
+  saveSession(token, role);
   byId('signin-key').value = '';
   button.disabled = false;
   setStatus(status, '');

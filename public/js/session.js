@@ -1,4 +1,4 @@
-// The signed-in key and the role the user said it has, kept for this tab only (sessionStorage).
+// The signed-in key and its role (from GET /v1/session), kept for this tab only (sessionStorage).
 
 const STORAGE_KEY = 'countersign.console.session';
 
