@@ -271,8 +271,8 @@ struct ProofRoutes: Sendable {
     }
 
     func png(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        _ = try context.require(.readProof)
         let reference = try DeliveryRoutes.reference(context)
+        try await requireImageReader(context, reference: reference)
         let query = request.uri.queryParameters
         if query["width"] != nil || query["height"] != nil {
             var options = renderOptions
@@ -310,6 +310,16 @@ struct ProofRoutes: Sendable {
         return Self.cached(.ok, type: "image/png", sha256: stored.sha256, body: stored.bytes)
     }
 
+    /// The proof readers, plus a courier asking for the PNG or SVG of a proof its own key uploaded
+    /// (so the capture app can show what the server stored); anyone else gets the usual 401/403.
+    func requireImageReader(_ context: AppRequestContext, reference: String) async throws {
+        if let actor = context.actor, !Permission.readProof.roles.contains(actor.role), actor.role == .courier,
+           try await proofs.uploader(reference: reference) == actor.keyID {
+            return
+        }
+        _ = try context.require(.readProof)
+    }
+
     /// Appends the audit event for a read of proof content; the response is only sent once it is committed.
     func recordRead(_ action: AuditAction, reference: String, _ request: Request, _ context: AppRequestContext,
                     details: [String: String]) async throws {
@@ -326,8 +336,8 @@ struct ProofRoutes: Sendable {
     }
 
     func svg(_ request: Request, _ context: AppRequestContext) async throws -> Response {
-        _ = try context.require(.readProof)
         let reference = try DeliveryRoutes.reference(context)
+        try await requireImageReader(context, reference: reference)
         let document = try await storedInk(reference)
         let svg: [UInt8]
         do {

@@ -154,6 +154,13 @@ public struct ProofRepository: Sendable {
                               role: Role(rawValue: try row.decode(String.self, 31)) ?? .courier))
     }
 
+    /// The key that uploaded the proof of delivery `reference`, if there is a proof.
+    public func uploader(reference: String) async throws -> UUID? {
+        try await database.query("""
+            SELECT p.uploaded_by FROM deliveries d JOIN proofs p ON p.delivery_id = d.id WHERE d.reference = $1
+            """, [reference]).first?.decode(UUID.self, 0)
+    }
+
     /// The stored PNG; its bytes are left out when `ifNoneMatch` is its SHA-256.
     public func png(reference: String, ifNoneMatch: [UInt8]? = nil) async throws -> StoredPNG? {
         let result = try await database.query("""

@@ -33,6 +33,34 @@ struct AuthorizationTests {
         }
     }
 
+    @Test("a courier reads back the PNG and SVG of its own upload, but not another key's, nor metadata or points")
+    func courierReadsOwnImages() async throws {
+        try await APITestHarness.with { harness in
+            let other = try await APIKeyRepository(database: harness.database).create(name: "other courier", role: .courier)
+            try await harness.application().test(.router) { client in
+                let mine = try await harness.createDelivery(client)
+                let upload = try await client.execute(uri: "/v1/deliveries/\(mine)/proof", method: .post, headers: harness.headers(.courier),
+                                                      body: ByteBuffer(string: Samples.proofJSON()))
+                #expect(upload.status == .created)
+                var otherHeaders = harness.headers(nil)
+                otherHeaders[.authorization] = "Bearer \(other.token)"
+                for image in ["signature.png", "signature.svg"] {
+                    let own = try await client.execute(uri: "/v1/deliveries/\(mine)/proof/\(image)", method: .get, headers: harness.headers(.courier))
+                    #expect(own.status == .ok, "\(image)")
+                    #expect(!own.bytes.isEmpty)
+                    let theirs = try await client.execute(uri: "/v1/deliveries/\(mine)/proof/\(image)", method: .get, headers: otherHeaders)
+                    #expect(theirs.status == .forbidden, "\(image) of another key's upload")
+                }
+                for path in ["", "/points"] {
+                    let denied = try await client.execute(uri: "/v1/deliveries/\(mine)/proof\(path)", method: .get, headers: harness.headers(.courier))
+                    #expect(denied.status == .forbidden, "proof\(path)")
+                }
+                let missing = try await client.execute(uri: "/v1/deliveries/NOPE-1/proof/signature.png", method: .get, headers: harness.headers(.courier))
+                #expect(missing.status == .forbidden)
+            }
+        }
+    }
+
     @Test("missing, malformed, unknown and revoked keys are 401 with WWW-Authenticate")
     func unauthenticated() async throws {
         try await APITestHarness.with { harness in
