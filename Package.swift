@@ -91,6 +91,7 @@ let package = Package(
                 "ProofStore", "Postgres", "SignatureKit", "SignatureRender", "CZlib",
                 "Cryptography",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import HummingbirdCore
 import Logging
 import Postgres
 
@@ -10,7 +11,8 @@ public enum CountersignApplication {
     /// `metrics` receives the request and render metrics and is served at `GET /metrics`; nil leaves
     /// both out. Each call's default is a fresh registry, so applications never share counts.
     public static func router(configuration: ServiceConfiguration, database: PostgresClient, logger: Logger,
-                              metrics: CountersignMetrics? = CountersignMetrics()) -> Router<AppRequestContext> {
+                              metrics: CountersignMetrics? = CountersignMetrics(),
+                              checkpointKeys: CheckpointKeyProvider? = nil) -> Router<AppRequestContext> {
         let router = Router(context: AppRequestContext.self)
         // First, so it also counts what later middleware answers (404s, problems, console files).
         if let metrics { router.add(middleware: RequestMetricsMiddleware(metrics: metrics)) }
@@ -23,15 +25,25 @@ public enum CountersignApplication {
                                               searchForIndexHtml: true, logger: logger))
         HealthRoutes(database: database).register(on: router)
         if let metrics { MetricsRoutes(metrics: metrics, database: database).register(on: router) }
-        APIRoutes(configuration: configuration, database: database, logger: logger).register(on: router)
+        APIRoutes(configuration: configuration, database: database, logger: logger, checkpointKeys: checkpointKeys).register(on: router)
         return router
+    }
+
+    /// HTTP/1.1 with the configured idle timeout: a connection that sends nothing for that long while
+    /// idle or in the middle of a request (a slow or stalled client) is closed; a response being
+    /// written (a long export) is never cut.
+    public static func server(configuration: ServiceConfiguration) -> HTTPServerBuilder {
+        .http1(configuration: .init(idleTimeout: .seconds(Int64(configuration.idleTimeoutSeconds))))
     }
 
     /// The application; the database client runs as one of its services and closes on shutdown.
     public static func make(configuration: ServiceConfiguration, database: PostgresClient, logger: Logger,
-                            metrics: CountersignMetrics? = CountersignMetrics()) -> some ApplicationProtocol {
+                            metrics: CountersignMetrics? = CountersignMetrics(),
+                            checkpointKeys: CheckpointKeyProvider? = nil) -> some ApplicationProtocol {
         Application(
-            router: router(configuration: configuration, database: database, logger: logger, metrics: metrics),
+            router: router(configuration: configuration, database: database, logger: logger, metrics: metrics,
+                           checkpointKeys: checkpointKeys),
+            server: server(configuration: configuration),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "countersign"),
             services: [database],
             logger: logger

@@ -22,6 +22,9 @@ public struct ServiceConfiguration: Sendable {
     public var migrationsDirectory: String?
     /// Folder of the web console (`PUBLIC_DIR`, default ./public).
     public var publicDirectory: String
+    /// Seconds a connection may stay silent — idle, or part-way through sending a request — before
+    /// it is closed (`IDLE_TIMEOUT_SECONDS`, default 30).
+    public var idleTimeoutSeconds: Int
     /// Folder for state the service makes itself, such as a generated checkpoint key (`DATA_DIR`, default ./.data).
     public var dataDirectory: String
     /// PKCS#8 PEM Ed25519 key signing audit checkpoints and export manifests (`CHECKPOINT_KEY_FILE`);
@@ -35,7 +38,7 @@ public struct ServiceConfiguration: Sendable {
     public init(host: String = "127.0.0.1", port: Int = 8080, databaseURL: String = ServiceConfiguration.defaultDatabaseURL,
                 logLevel: Logger.Level = .info, poolSize: Int = 10, bodyLimit: Int = 1 << 20,
                 migrateOnStart: Bool = true, migrationsDirectory: String? = nil, publicDirectory: String = "public",
-                dataDirectory: String = ".data", checkpointKeyFile: String? = nil) {
+                dataDirectory: String = ".data", checkpointKeyFile: String? = nil, idleTimeoutSeconds: Int = 30) {
         self.host = host
         self.port = port
         self.databaseURL = databaseURL
@@ -47,6 +50,7 @@ public struct ServiceConfiguration: Sendable {
         self.publicDirectory = publicDirectory
         self.dataDirectory = dataDirectory
         self.checkpointKeyFile = checkpointKeyFile
+        self.idleTimeoutSeconds = idleTimeoutSeconds
     }
 
     /// Reads the environment; an unparsable value is an error naming the variable.
@@ -85,6 +89,7 @@ public struct ServiceConfiguration: Sendable {
         if let directory = value("PUBLIC_DIR") { configuration.publicDirectory = directory }
         if let directory = value("DATA_DIR") { configuration.dataDirectory = directory }
         if let file = value("CHECKPOINT_KEY_FILE") { configuration.checkpointKeyFile = file }
+        if let seconds = try integer("IDLE_TIMEOUT_SECONDS", in: 1...3600) { configuration.idleTimeoutSeconds = seconds }
         return configuration
     }
 }
