@@ -892,6 +892,9 @@ def check_smoke(report, stages, docs, binary, database_url):
         port = free_port()
         env.update(HOST="127.0.0.1", PORT=str(port), MIGRATE_ON_START="false",
                    DATABASE_URL=database_url or "postgres://countersign@127.0.0.1:1/unreachable")
+        # The image's DATA_DIR (/var/lib/countersign) stands in the staged layout: serve makes its
+        # checkpoint key there at start, never in this machine's /var/lib.
+        env["DATA_DIR"] = os.path.join(stage, "data")
         base_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
 
         if database_url:

@@ -72,6 +72,6 @@ struct AuditRoutes: Sendable {
 
     func verify(_ context: AppRequestContext) async throws -> Response {
         _ = try context.require(.readAudit)
-        return try JSONResponse.make(.ok, AuditVerificationResource(try await verifier.verify()))
+        return try JSONResponse.make(.ok, AuditVerificationResource(CountersignMetrics.observe(try await verifier.verify())))
     }
 }

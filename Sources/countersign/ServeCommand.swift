@@ -49,6 +49,13 @@ struct ServeCommand: AsyncParsableCommand {
         var logger = Logger(label: "countersign")
         logger.logLevel = configuration.logLevel
 
+        // The checkpoint key is loaded (or made) now: a misconfigured key stops the start, not the
+        // first auditor's request; its public key is what auditors pin.
+        let checkpointKeys = CheckpointKeyProvider(configuration: configuration)
+        let publicKey = try checkpointKeys.key().publicKey.rawRepresentation.hexString
+        logger.info("checkpoint signing key", metadata: ["public_key": "\(publicKey)",
+                                                         "file": "\(configuration.checkpointKeyFile ?? configuration.dataDirectory + "/" + CheckpointKeyProvider.generatedFileName)"])
+
         let database = PostgresClient(
             configuration: PostgresConfiguration(url: configuration.databaseURL, poolSize: configuration.poolSize),
             logger: Logger(label: "countersign.postgres"))
@@ -68,7 +75,8 @@ struct ServeCommand: AsyncParsableCommand {
             MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: serviceMetrics.registry))
             metrics = serviceMetrics
         }
-        let app = CountersignApplication.make(configuration: configuration, database: database, logger: logger, metrics: metrics)
+        let app = CountersignApplication.make(configuration: configuration, database: database, logger: logger, metrics: metrics,
+                                              checkpointKeys: checkpointKeys)
         logger.info("countersign listening", metadata: ["url": "http://\(configuration.host):\(configuration.port)"])
         try await app.runService()
     }
