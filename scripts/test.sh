@@ -48,3 +48,8 @@ swift test --skip-build --no-parallel --filter DatabaseOutage
 # The web console in headless chromium against a live server from this debug build, on its own
 # fresh database and a free port (screenshots in test-output/browser/).
 scripts/browser-test.sh .build/debug/countersign
+
+# Reliability, short form, on its own PostgreSQL cluster (port 5546): each fuzz target for a few
+# seconds, contract fuzzing per role, a PostgreSQL restart under load, live socket checks
+# (`make reliability` is the long form; figures in docs/reliability.md).
+RELIABILITY_BINARY="$PWD/.build/debug/countersign" scripts/reliability.sh
