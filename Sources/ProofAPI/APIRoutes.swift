@@ -12,16 +12,20 @@ public struct APIRoutes: Sendable {
     let logger: Logger
     let policy: APIPolicy
     let checkpointKeys: CheckpointKeyProvider
+    let readDatabase: PostgresClient?
 
     /// Creates the routes over the database; `policy` defaults to the environment's (`GEOFENCE_RADIUS_M`),
-    /// `checkpointKeys` to the key file the configuration names (or the one generated in its data directory).
+    /// `checkpointKeys` to the key file the configuration names (or the one generated in its data directory);
+    /// `readDatabase` (from `DATABASE_READ_URL`) serves delivery searches and audit listings/verification.
     public init(configuration: ServiceConfiguration, database: PostgresClient, logger: Logger,
-                policy: APIPolicy = .fromEnvironment(), checkpointKeys: CheckpointKeyProvider? = nil) {
+                policy: APIPolicy = .fromEnvironment(), checkpointKeys: CheckpointKeyProvider? = nil,
+                readDatabase: PostgresClient? = nil) {
         self.configuration = configuration
         self.database = database
         self.logger = logger
         self.policy = policy
         self.checkpointKeys = checkpointKeys ?? CheckpointKeyProvider(configuration: configuration)
+        self.readDatabase = readDatabase
     }
 
     /// Adds the routes to `router`.
@@ -33,9 +37,10 @@ public struct APIRoutes: Sendable {
                                                                         burst: policy.rateLimitBurst)))
         }
         SessionRoutes().register(on: v1)
-        DeliveryRoutes(deliveries: DeliveryRepository(database: database), policy: policy).register(on: v1)
+        DeliveryRoutes(deliveries: DeliveryRepository(database: database), searches: readDatabase.map { DeliveryRepository(database: $0) },
+                       policy: policy).register(on: v1)
         ProofRoutes(database: database, policy: policy, bodyLimit: configuration.bodyLimit).register(on: v1)
-        AuditRoutes(database: database, keys: checkpointKeys, policy: policy).register(on: v1)
+        AuditRoutes(database: database, readDatabase: readDatabase, keys: checkpointKeys, policy: policy).register(on: v1)
         let specification = URL(fileURLWithPath: configuration.publicDirectory).appendingPathComponent("openapi.yaml")
         router.get("openapi.yaml") { _, _ in
             guard let bytes = try? Data(contentsOf: specification) else {

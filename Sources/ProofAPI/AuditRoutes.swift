@@ -12,9 +12,11 @@ struct AuditRoutes: Sendable {
     let keys: CheckpointKeyProvider
     let policy: APIPolicy
 
-    init(database: PostgresClient, keys: CheckpointKeyProvider, policy: APIPolicy) {
-        self.log = AuditLog(database: database)
-        self.verifier = AuditVerifier(database: database)
+    /// `readDatabase` (the read replica, when configured) serves event listings and verification;
+    /// checkpoints and exports stay on the primary (they write, and must see the newest events).
+    init(database: PostgresClient, readDatabase: PostgresClient? = nil, keys: CheckpointKeyProvider, policy: APIPolicy) {
+        self.log = AuditLog(database: readDatabase ?? database)
+        self.verifier = AuditVerifier(database: readDatabase ?? database)
         self.database = database
         self.keys = keys
         self.policy = policy

@@ -12,7 +12,7 @@ public enum CountersignApplication {
     /// both out. Each call's default is a fresh registry, so applications never share counts.
     public static func router(configuration: ServiceConfiguration, database: PostgresClient, logger: Logger,
                               metrics: CountersignMetrics? = CountersignMetrics(),
-                              checkpointKeys: CheckpointKeyProvider? = nil) -> Router<AppRequestContext> {
+                              checkpointKeys: CheckpointKeyProvider? = nil, readDatabase: PostgresClient? = nil) -> Router<AppRequestContext> {
         let router = Router(context: AppRequestContext.self)
         // First, so it also counts what later middleware answers (404s, problems, console files).
         if let metrics { router.add(middleware: RequestMetricsMiddleware(metrics: metrics)) }
@@ -25,7 +25,8 @@ public enum CountersignApplication {
                                               searchForIndexHtml: true, logger: logger))
         HealthRoutes(database: database).register(on: router)
         if let metrics { MetricsRoutes(metrics: metrics, database: database).register(on: router) }
-        APIRoutes(configuration: configuration, database: database, logger: logger, checkpointKeys: checkpointKeys).register(on: router)
+        APIRoutes(configuration: configuration, database: database, logger: logger, checkpointKeys: checkpointKeys,
+                  readDatabase: readDatabase).register(on: router)
         return router
     }
 
@@ -36,16 +37,16 @@ public enum CountersignApplication {
         .http1(configuration: .init(idleTimeout: .seconds(Int64(configuration.idleTimeoutSeconds))))
     }
 
-    /// The application; the database client runs as one of its services and closes on shutdown.
+    /// The application; the database clients run as its services and close on shutdown.
     public static func make(configuration: ServiceConfiguration, database: PostgresClient, logger: Logger,
                             metrics: CountersignMetrics? = CountersignMetrics(),
-                            checkpointKeys: CheckpointKeyProvider? = nil) -> some ApplicationProtocol {
+                            checkpointKeys: CheckpointKeyProvider? = nil, readDatabase: PostgresClient? = nil) -> some ApplicationProtocol {
         Application(
             router: router(configuration: configuration, database: database, logger: logger, metrics: metrics,
-                           checkpointKeys: checkpointKeys),
+                           checkpointKeys: checkpointKeys, readDatabase: readDatabase),
             server: server(configuration: configuration),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "countersign"),
-            services: [database],
+            services: [database] + (readDatabase.map { [$0] } ?? []),
             logger: logger
         )
     }

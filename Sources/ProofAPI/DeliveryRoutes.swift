@@ -7,7 +7,15 @@ import ProofStore
 /// `POST /v1/deliveries`, `GET /v1/deliveries/{reference}` and `GET /v1/deliveries` (search).
 struct DeliveryRoutes: Sendable {
     let deliveries: DeliveryRepository
+    /// Searches (`GET /v1/deliveries`) read here: the read replica when one is configured.
+    let searches: DeliveryRepository
     let policy: APIPolicy
+
+    init(deliveries: DeliveryRepository, searches: DeliveryRepository? = nil, policy: APIPolicy) {
+        self.deliveries = deliveries
+        self.searches = searches ?? deliveries
+        self.policy = policy
+    }
 
     /// The body of `POST /v1/deliveries`.
     struct CreateRequest: Decodable {
@@ -160,7 +168,7 @@ struct DeliveryRoutes: Sendable {
         query.readPage()
         guard query.errors.isEmpty else { throw Problem.validation("The search parameters are not valid.", errors: query.errors) }
         (search.since, search.until, search.limit, search.afterSeq) = (query.since, query.until, query.limit, query.afterSeq)
-        let page = try await deliveries.search(search)
+        let page = try await searches.search(search)
         let (cursor, next) = query.nextPage(path: "/v1/deliveries", after: page.nextSeq)
         return try JSONResponse.make(.ok, ListPage(items: page.deliveries.map { DeliveryResource(delivery: $0) }, nextCursor: cursor, next: next))
     }

@@ -10,6 +10,9 @@ public struct ServiceConfiguration: Sendable {
     public var port: Int
     /// libpq URL of the database (`DATABASE_URL`).
     public var databaseURL: String
+    /// libpq URL of a read-only replica for delivery searches and audit listings/verification
+    /// (`DATABASE_READ_URL`, optional; everything else, and every write, uses `databaseURL`).
+    public var databaseReadURL: String?
     /// Log level (`LOG_LEVEL`: trace, debug, info, notice, warning, error, critical; default info).
     public var logLevel: Logger.Level
     /// Database connections, and threads for blocking libpq calls (`DB_POOL_SIZE`, default 10).
@@ -70,6 +73,7 @@ public struct ServiceConfiguration: Sendable {
         if let host = value("HOST") { configuration.host = host }
         if let port = try integer("PORT", in: 0...65535) { configuration.port = port }
         if let url = value("DATABASE_URL") { configuration.databaseURL = url }
+        if let url = value("DATABASE_READ_URL") { configuration.databaseReadURL = url }
         if let level = value("LOG_LEVEL") {
             guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
                 throw ConfigurationError(variable: "LOG_LEVEL", value: level, expected: "trace, debug, info, notice, warning, error or critical")

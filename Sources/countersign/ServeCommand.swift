@@ -75,8 +75,13 @@ struct ServeCommand: AsyncParsableCommand {
             MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: serviceMetrics.registry))
             metrics = serviceMetrics
         }
+        let readDatabase = configuration.databaseReadURL.map { url in
+            PostgresClient(configuration: PostgresConfiguration(url: url, poolSize: configuration.poolSize),
+                           logger: Logger(label: "countersign.postgres.read"))
+        }
+        if readDatabase != nil { logger.info("delivery searches and audit listings read from DATABASE_READ_URL") }
         let app = CountersignApplication.make(configuration: configuration, database: database, logger: logger, metrics: metrics,
-                                              checkpointKeys: checkpointKeys)
+                                              checkpointKeys: checkpointKeys, readDatabase: readDatabase)
         logger.info("countersign listening", metadata: ["url": "http://\(configuration.host):\(configuration.port)"])
         try await app.runService()
     }

@@ -37,7 +37,7 @@ struct APITestHarness: Sendable {
     }
 
     /// The application (body limit 1 MiB unless given).
-    func application(bodyLimit: Int = 1 << 20, policy: APIPolicy = APIPolicy()) -> some ApplicationProtocol {
+    func application(bodyLimit: Int = 1 << 20, policy: APIPolicy = APIPolicy(), readDatabase: PostgresClient? = nil) -> some ApplicationProtocol {
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         let configuration = ServiceConfiguration(databaseURL: scratch.url, bodyLimit: bodyLimit)
@@ -45,7 +45,7 @@ struct APITestHarness: Sendable {
         router.add(middleware: RequestIDMiddleware())
         router.add(middleware: ProblemMiddleware())
         APIRoutes(configuration: configuration, database: database, logger: logger, policy: policy,
-                  checkpointKeys: CheckpointKeyProvider(key: checkpointKey)).register(on: router)
+                  checkpointKeys: CheckpointKeyProvider(key: checkpointKey), readDatabase: readDatabase).register(on: router)
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
     }
 
