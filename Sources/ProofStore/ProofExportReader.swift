@@ -44,12 +44,7 @@ public struct ProofExportReader: Sendable {
                 if let after { page.add("(p.received_at, p.id) > (\(page.bind(after.0)), \(page.bind(after.1)))") }
                 let limit = page.bind(pageSize)
                 let rows = try await session.query("""
-                    SELECT p.id, d.reference, p.signer_name, p.captured_at, p.captured_at_offset_min, p.captured_at_text, p.received_at,
-                        p.location_lat, p.location_lon, p.location_accuracy_m, p.distance_to_destination_m, p.geofence_radius_m,
-                        array_to_string(p.flags, ','), p.device_id, p.device_model, p.device_os, p.device_app,
-                        p.body_content_type, p.body_content_encoding, octet_length(p.body), p.body_sha256, p.ink_format,
-                        p.point_count, p.stroke_count, p.png_sha256, p.png_width, p.png_height, p.render_options::text,
-                        p.algorithm_version, k.id, k.name, k.role,
+                    SELECT \(ProofRepository.metadataColumns),
                         d.recipient_name, d.address, d.destination_lat, d.destination_lon, p.body, p.ink, p.png
                     FROM proofs p JOIN deliveries d ON d.id = p.delivery_id JOIN api_keys k ON k.id = p.uploaded_by
                     \(page.whereClause) ORDER BY p.received_at, p.id LIMIT \(limit)

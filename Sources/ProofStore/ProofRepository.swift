@@ -117,18 +117,23 @@ public struct ProofRepository: Sendable {
     /// The metadata of the proof of delivery `reference`; `nil` when there is none.
     public func metadata(reference: String) async throws -> ProofMetadata? {
         let result = try await database.query("""
-            SELECT p.id, d.reference, p.signer_name, p.captured_at, p.captured_at_offset_min, p.captured_at_text, p.received_at,
-                p.location_lat, p.location_lon, p.location_accuracy_m, p.distance_to_destination_m, p.geofence_radius_m,
-                array_to_string(p.flags, ','), p.device_id, p.device_model, p.device_os, p.device_app,
-                p.body_content_type, p.body_content_encoding, octet_length(p.body), p.body_sha256, p.ink_format,
-                p.point_count, p.stroke_count, p.png_sha256, p.png_width, p.png_height, p.render_options::text,
-                p.algorithm_version, k.id, k.name, k.role
+            SELECT \(Self.metadataColumns)
             FROM deliveries d JOIN proofs p ON p.delivery_id = d.id JOIN api_keys k ON k.id = p.uploaded_by
             WHERE d.reference = $1
             """, [reference])
         guard let row = result.first else { return nil }
         return try Self.metadata(row)
     }
+
+    /// The 32 columns ``metadata(_:)`` decodes (proofs `p`, deliveries `d`, api_keys `k`).
+    static let metadataColumns = """
+        p.id, d.reference, p.signer_name, p.captured_at, p.captured_at_offset_min, p.captured_at_text, p.received_at,
+        p.location_lat, p.location_lon, p.location_accuracy_m, p.distance_to_destination_m, p.geofence_radius_m,
+        array_to_string(p.flags, ','), p.device_id, p.device_model, p.device_os, p.device_app,
+        p.body_content_type, p.body_content_encoding, octet_length(p.body), p.body_sha256, p.ink_format,
+        p.point_count, p.stroke_count, p.png_sha256, p.png_width, p.png_height, p.render_options::text,
+        p.algorithm_version, k.id, k.name, k.role
+        """
 
     /// Decodes the 32 metadata columns `metadata(reference:)` selects, in that order, from `row`.
     static func metadata(_ row: PostgresRow) throws -> ProofMetadata {
