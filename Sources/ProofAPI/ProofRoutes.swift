@@ -89,6 +89,7 @@ struct ProofRoutes: Sendable {
         let bodySHA256 = SHA256.hash(received)
 
         var claimedKey: String?
+        defer { if let claimedKey { idempotency.finished(apiKeyID: actor.keyID, key: claimedKey) } }
         if let key = request.headers[.idempotencyKey] {
             guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
                 throw Problem.badRequest("Idempotency-Key must be 1 to 255 visible ASCII characters.", code: "invalid_idempotency_key")

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import Synchronization
 
 /// What an `Idempotency-Key` lookup found.
 public enum IdempotencyClaim: Sendable, Equatable {
@@ -18,37 +19,60 @@ public enum IdempotencyClaim: Sendable, Equatable {
 /// A request first claims its key (`in_flight`, committed on its own so concurrent repeats see
 /// it); the proof transaction completes the record with the response. A failed request releases
 /// its claim so a retry can run again. A claim older than ``abandonAfter`` (a crashed process) is
-/// taken over.
+/// taken over; so is, at once, a claim of this repository's own ``owner`` that none of its running
+/// requests holds (its release was lost, e.g. to a database outage).
+///
+/// Call ``finished(apiKeyID:key:)`` when a request that got `.claimed` ends, however it ends.
 public struct IdempotencyRepository: Sendable {
     let database: PostgresClient
-    /// When an `in_flight` claim is considered abandoned.
+    /// When another process's `in_flight` claim is considered abandoned.
     public var abandonAfter: Duration
+    /// Who claims: one id per repository (a service process has one).
+    public let owner: UUID
+    private let running: RunningClaims
 
     /// Creates the repository over `database`.
-    public init(database: PostgresClient, abandonAfter: Duration = .seconds(60)) {
+    public init(database: PostgresClient, abandonAfter: Duration = .seconds(60), owner: UUID = UUID()) {
         self.database = database
         self.abandonAfter = abandonAfter
+        self.owner = owner
+        self.running = RunningClaims()
     }
 
     /// Claims `key` for a request whose fingerprint is `requestSHA256`.
     public func claim(apiKeyID: UUID, key: String, requestSHA256: [UInt8]) async throws -> IdempotencyClaim {
-        let seconds = Double(abandonAfter.components.seconds) + Double(abandonAfter.components.attoseconds) / 1e18
-        let claimed = try await database.query("""
-            INSERT INTO idempotency_records (api_key_id, idempotency_key, request_sha256, state)
-            VALUES ($1, $2, $3, 'in_flight')
-            ON CONFLICT (api_key_id, idempotency_key) DO UPDATE
-                SET request_sha256 = EXCLUDED.request_sha256, created_at = now()
-                WHERE idempotency_records.state = 'in_flight'
-                  AND idempotency_records.created_at < now() - make_interval(secs => $4)
-            RETURNING 1
-            """, [apiKeyID, key, PostgresBytes(requestSHA256), seconds])
-        if claimed.rowCount == 1 { return .claimed }
+        // A repeat of a request this process is running right now is never a takeover: it can only
+        // be in flight, a mismatch or (if the first just finished) a replay.
+        let ours = running.insert(apiKeyID, key)
+        if ours {
+            let claimed: PostgresResult
+            do {
+                let seconds = Double(abandonAfter.components.seconds) + Double(abandonAfter.components.attoseconds) / 1e18
+                claimed = try await database.query("""
+                    INSERT INTO idempotency_records (api_key_id, idempotency_key, request_sha256, state, owner)
+                    VALUES ($1, $2, $3, 'in_flight', $5)
+                    ON CONFLICT (api_key_id, idempotency_key) DO UPDATE
+                        SET request_sha256 = EXCLUDED.request_sha256, created_at = now(), owner = EXCLUDED.owner
+                        WHERE idempotency_records.state = 'in_flight'
+                          AND (idempotency_records.created_at < now() - make_interval(secs => $4)
+                               OR idempotency_records.owner = $5)
+                    RETURNING 1
+                    """, [apiKeyID, key, PostgresBytes(requestSHA256), seconds, owner])
+            } catch {
+                running.remove(apiKeyID, key)
+                throw error
+            }
+            if claimed.rowCount == 1 { return .claimed }
+            running.remove(apiKeyID, key)
+        }
         let existing = try await database.query("""
             SELECT request_sha256, state, response_status, response_type, response_location, response_body
             FROM idempotency_records WHERE api_key_id = $1 AND idempotency_key = $2
             """, [apiKeyID, key])
         guard let row = existing.first else {
-            // Released between our insert and select: try once more.
+            // Our own running request has not written its claim yet: in flight. Otherwise it was
+            // released between our insert and select: try once more.
+            if !ours { return .inFlight }
             return try await claim(apiKeyID: apiKeyID, key: key, requestSHA256: requestSHA256)
         }
         guard try row.decode([UInt8].self, 0) == requestSHA256 else { return .mismatch }
@@ -57,10 +81,30 @@ public struct IdempotencyRepository: Sendable {
                                           location: try row.decode(String?.self, 4), body: try row.decode([UInt8].self, 5)))
     }
 
+    /// The request that claimed `key` has ended (stored, failed or released): a claim of ours left
+    /// `in_flight` in the database from now on is stale and the next request takes it over.
+    public func finished(apiKeyID: UUID, key: String) {
+        running.remove(apiKeyID, key)
+    }
+
     /// Releases an `in_flight` claim after the request failed, so a retry runs afresh.
     public func release(apiKeyID: UUID, key: String) async throws {
         try await database.query(
             "DELETE FROM idempotency_records WHERE api_key_id = $1 AND idempotency_key = $2 AND state = 'in_flight'",
             [apiKeyID, key])
+    }
+}
+
+/// The idempotency keys this process's requests hold right now.
+final class RunningClaims: Sendable {
+    private let keys = Mutex<Set<String>>([])
+
+    /// Adds the key; false when it was already held.
+    func insert(_ apiKeyID: UUID, _ key: String) -> Bool {
+        keys.withLock { $0.insert("\(apiKeyID)/\(key)").inserted }
+    }
+
+    func remove(_ apiKeyID: UUID, _ key: String) {
+        _ = keys.withLock { $0.remove("\(apiKeyID)/\(key)") }
     }
 }

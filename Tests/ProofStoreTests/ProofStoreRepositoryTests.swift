@@ -59,7 +59,29 @@ struct ProofStoreRepositoryTests {
             #expect(try await impatient.claim(apiKeyID: key.id, key: "x", requestSHA256: a) == .claimed)
             #expect(try await store.claim(apiKeyID: key.id, key: "x", requestSHA256: a) == .inFlight)
             try await store.release(apiKeyID: key.id, key: "x")
+            store.finished(apiKeyID: key.id, key: "x")
             #expect(try await store.claim(apiKeyID: key.id, key: "x", requestSHA256: b) == .claimed)
+        }
+    }
+
+    @Test("idempotency: a claim whose release was lost is taken over at once by its own process, not by another")
+    func lostRelease() async throws {
+        try await ScratchDatabase.with(prefix: "idem") { _, database in
+            let (key, _) = try await APIKeyRepository(database: database).create(name: "k", role: .courier)
+            let process = IdempotencyRepository(database: database, abandonAfter: .seconds(3600))
+            let other = IdempotencyRepository(database: database, abandonAfter: .seconds(3600))
+            let body = [UInt8](repeating: 7, count: 32)
+            #expect(try await process.claim(apiKeyID: key.id, key: "k1", requestSHA256: body) == .claimed)
+            // While the request runs, a repeat here or elsewhere is in flight.
+            #expect(try await process.claim(apiKeyID: key.id, key: "k1", requestSHA256: body) == .inFlight)
+            #expect(try await other.claim(apiKeyID: key.id, key: "k1", requestSHA256: body) == .inFlight)
+            // The request ends without its release reaching the database (an outage): the row stays in_flight.
+            process.finished(apiKeyID: key.id, key: "k1")
+            #expect(try await other.claim(apiKeyID: key.id, key: "k1", requestSHA256: body) == .inFlight)
+            #expect(try await process.claim(apiKeyID: key.id, key: "k1", requestSHA256: body) == .claimed)
+            let owner = try await database.query("SELECT owner FROM idempotency_records WHERE idempotency_key = 'k1'")
+                .decode(UUID.self, row: 0, column: 0)
+            #expect(owner == process.owner)
         }
     }
 
