@@ -40,7 +40,7 @@ stop_server() {
 }
 trap stop_server EXIT
 
-DATABASE_URL="$url" HOST=127.0.0.1 PORT="$port" PUBLIC_DIR="$PWD/public" LOG_LEVEL=notice \
+DATABASE_URL="$url" HOST=127.0.0.1 PORT="$port" PUBLIC_DIR="$PWD/public" LOG_LEVEL=notice DATA_DIR="$out/data" \
     "$binary" serve >"$out/server.log" 2>&1 &
 server=$!
 base="http://127.0.0.1:$port"
@@ -62,3 +62,26 @@ export CONSOLE_TEST_AUDITOR_KEY="$(key auditor)"
 
 echo "browser-test: chromium $(/usr/bin/chromium --version 2>/dev/null | awk '{print $2}') against $base (database $database)"
 /usr/bin/python3 Tests/browser/console_test.py --base-url "$base" --out "$out"
+
+# The ZIP the auditor downloaded through the console verifies offline with `countersign verify`,
+# pinned to the server's checkpoint key; a flipped byte, or another trusted key, makes it fail.
+bundle="$(ls "$out"/downloads/*.zip | head -1)"
+public_key="$(curl -fsS -H "Authorization: Bearer $CONSOLE_TEST_AUDITOR_KEY" "$base/v1/audit/checkpoint" \
+    | /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["public_key"])')"
+"$binary" verify "$bundle" --public-key "$public_key" | sed 's/^/browser-test: /'
+/usr/bin/python3 - "$bundle" "$out/damaged.zip" <<'PY'
+import sys
+data = bytearray(open(sys.argv[1], "rb").read())
+data[len(data) // 3] ^= 0x01
+open(sys.argv[2], "wb").write(data)
+PY
+for attempt in "$out/damaged.zip $public_key" "$bundle $(printf '11%.0s' $(seq 32))"; do
+    set -- $attempt
+    status=0
+    "$binary" verify "$1" --public-key "$2" > "$out/verify-refused.txt" 2>&1 || status=$?
+    if [ "$status" != 1 ] || ! grep -q "^INVALID " "$out/verify-refused.txt"; then
+        echo "browser-test: FAIL: countersign verify $(basename "$1") with key ${2:0:8}… exited $status, not 1 with INVALID lines" >&2
+        exit 1
+    fi
+    echo "browser-test: countersign verify refuses $(basename "$1") with key ${2:0:8}…: $(head -1 "$out/verify-refused.txt")"
+done
