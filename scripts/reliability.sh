@@ -129,7 +129,8 @@ if want pg-restart; then
         faults pg-restart-idempotent pg-restart --deliveries 200 --connections 8 --outage 10 --idempotency \
             --pg-stop "$pgctl stop" --pg-start "$pgctl start"
     else
-        faults pg-restart pg-restart --deliveries 60 --connections 4 --outage 3 --warmup 1 --pg-stop "$pgctl stop" --pg-start "$pgctl start"
+        faults pg-restart pg-restart --deliveries 600 --connections 4 --outage 3 --warmup 1 --stop-after-outage 2 \
+            --pg-stop "$pgctl stop" --pg-start "$pgctl start"
     fi
 fi
 if want kill9; then

@@ -195,6 +195,11 @@ def pg_restart(args):
     def worker():
         while not stop.is_set():
             with lock:
+                # With --stop-after-outage, no new upload starts that long after the outage ended, so a
+                # fast machine cannot finish every upload before the outage (which would test nothing).
+                if (args.stop_after_outage is not None and outage["end"]
+                        and time.time() > outage["end"] + args.stop_after_outage):
+                    return
                 i = next_index[0]
                 next_index[0] += 1
             if i >= count:
@@ -269,12 +274,13 @@ def pg_restart(args):
               f" WHERE d.reference LIKE '{prefix}%'")}
     missing = [r for r, (pid, sha) in acknowledged.items() if r not in stored or stored[r][0] != pid]
     mismatched = [r for r, (pid, sha) in acknowledged.items() if r in stored and stored[r][1] != sha]
-    result = {"run": "pg-restart" + (" +idempotency" if args.idempotency else ""), "uploads": count, "acknowledged": len(acknowledged), "stored": len(stored),
+    taken = min(next_index[0], count)
+    result = {"run": "pg-restart" + (" +idempotency" if args.idempotency else ""), "uploads": taken, "acknowledged": len(acknowledged), "stored": len(stored),
               "missing": len(missing), "mismatched": len(mismatched), "statuses": {str(k): v for k, v in statuses.items()},
               "bad": len(bad), "bad_examples": bad[:5], "outage_s": args.outage,
               "recovery_s": None if recovery is None else round(recovery, 2), "seconds": round(elapsed, 1),
               "ambiguous": len(ambiguous), "idempotency": args.idempotency, "served_503": sum(v for k, v in statuses.items() if k.startswith("503")), "healthy_after": healthy_after}
-    ok = (not bad and not missing and not mismatched and len(acknowledged) + len(ambiguous) == count
+    ok = (not bad and not missing and not mismatched and len(acknowledged) + len(ambiguous) == taken
           and recovery is not None and healthy_after)
     result["ok"] = ok
     print("RESULT " + json.dumps(result), flush=True)
@@ -616,6 +622,8 @@ def main():
             s.add_argument("--warmup", type=float, default=2)
             s.add_argument("--outage", type=float, default=5)
             s.add_argument("--idempotency", action="store_true", help="send an Idempotency-Key with each upload")
+            s.add_argument("--stop-after-outage", type=float, default=None,
+                           help="start no new upload this many seconds after the outage ended (short runs)")
         if name == "kill9":
             s.add_argument("--kills", type=int, default=2)
             s.add_argument("--interval", type=float, default=3)
