@@ -251,17 +251,9 @@ struct ProofRoutes: Sendable {
     static func firstETag(_ request: Request) -> [UInt8]? {
         guard let header = request.headers[.ifNoneMatch] else { return nil }
         let tag = header.split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-        let hex = Array(tag.trimmingCharacters(in: CharacterSet(charactersIn: "W/\"")).utf8)
-        guard hex.count == 64 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(32)
-        var index = 0
-        while index < 64 {
-            guard let byte = UInt8(String(decoding: hex[index..<index + 2], as: UTF8.self), radix: 16) else { return nil }
-            bytes.append(byte)
-            index += 2
-        }
-        return bytes
+        let hex = tag.trimmingCharacters(in: CharacterSet(charactersIn: "W/\""))
+        guard hex.utf8.count == 64 else { return nil }
+        return Hex.decode(hex)
     }
 
     static func cached(_ status: HTTPResponse.Status, type: String, sha256: [UInt8], body: [UInt8]?) -> Response {

@@ -3,16 +3,7 @@ import Testing
 
 @Suite("Ed25519 through libcrypto")
 struct Ed25519Tests {
-    static func bytes(_ hex: String) -> [UInt8] {
-        var result: [UInt8] = []
-        var index = hex.startIndex
-        while index < hex.endIndex {
-            let next = hex.index(index, offsetBy: 2)
-            result.append(UInt8(hex[index..<next], radix: 16)!)
-            index = next
-        }
-        return result
-    }
+    static func bytes(_ hex: String) -> [UInt8] { Hex.decode(hex)! }
 
     // RFC 8032 section 7.1, TEST 1 (empty message) and TEST 2 (one byte).
     @Test("RFC 8032 test vectors: public key and signatures")
