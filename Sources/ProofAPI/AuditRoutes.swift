@@ -1,4 +1,3 @@
-import Cryptography
 import Foundation
 import Hummingbird
 import Postgres
@@ -61,13 +60,7 @@ struct AuditRoutes: Sendable {
     /// The current head, signed (a stored checkpoint is reused while the head has not moved).
     func checkpoint(_ context: AppRequestContext) async throws -> Response {
         _ = try context.require(.readAudit)
-        let key: Ed25519PrivateKey
-        do {
-            key = try keys.key()
-        } catch {
-            context.logger.error("checkpoint key unavailable", metadata: ["error": "\(error)"])
-            throw Problem(.serviceUnavailable, code: "checkpoint_key_unavailable", detail: "The checkpoint signing key is not available.")
-        }
+        let key = try keys.key(for: context)
         let checkpoint = try await AuditCheckpointStore(database: database, key: key).current()
         return try JSONResponse.make(.ok, CheckpointResource(checkpoint))
     }

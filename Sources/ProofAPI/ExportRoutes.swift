@@ -1,4 +1,3 @@
-import Cryptography
 import Foundation
 import Hummingbird
 import Postgres
@@ -34,13 +33,7 @@ struct ExportRoutes: Sendable {
         }
         guard query.errors.isEmpty else { throw Problem.validation("The export parameters are not valid.", errors: query.errors) }
         let (since, until) = (query.since, query.until)
-        let key: Ed25519PrivateKey
-        do {
-            key = try keys.key()
-        } catch {
-            context.logger.error("checkpoint key unavailable", metadata: ["error": "\(error)"])
-            throw Problem(.serviceUnavailable, code: "checkpoint_key_unavailable", detail: "The export signing key is not available.")
-        }
+        let key = try keys.key(for: context)
         let exporter = ProofExporter(database: database, key: key)
         var details = ["format": format.rawValue]
         details["since"] = since.map(RFC3339Timestamp.format)
