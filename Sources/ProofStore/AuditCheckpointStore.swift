@@ -26,8 +26,8 @@ public struct AuditCheckpointStore: Sendable {
         }
     }
 
-    /// Signs `(seq, headHash)` — a head read in some snapshot, e.g. an export's — and stores it.
-    public func sign(seq: Int64, headHash: [UInt8], in session: PostgresSession) async throws -> AuditCheckpoint {
+    /// Signs `(seq, headHash)` and stores it in `session`'s transaction.
+    func sign(seq: Int64, headHash: [UInt8], in session: PostgresSession) async throws -> AuditCheckpoint {
         let checkpoint = try AuditCheckpoint.sign(seq: seq, headHash: headHash, key: key)
         try await Self.store(checkpoint, in: session)
         return checkpoint

@@ -133,13 +133,8 @@ public struct AuditLog: Sendable {
         let whereClause = filter.whereClause
         let result = try await database.query(
             "SELECT \(Self.columns) FROM audit_events \(whereClause) ORDER BY seq LIMIT \(limit)", filter.parameters)
-        var events = try result.rows.map(Self.event)
-        var next: Int64?
-        if events.count > query.limit {
-            events.removeLast(events.count - query.limit)
-            next = events.last?.seq
-        }
-        return AuditPage(events: events, nextSeq: next)
+        let page = keysetPage(try result.rows.map(Self.event), limit: query.limit, seq: \.seq)
+        return AuditPage(events: page.rows, nextSeq: page.nextSeq)
     }
 
     /// Up to `limit` events after `seq`, by ascending seq, read in `session`.

@@ -102,13 +102,8 @@ public struct DeliveryRepository: Sendable {
             \(whereClause)
             ORDER BY d.seq DESC LIMIT \(limit)
             """, filter.parameters)
-        var deliveries = try result.rows.map(Self.delivery)
-        var next: Int64?
-        if deliveries.count > search.limit {
-            deliveries.removeLast(deliveries.count - search.limit)
-            next = deliveries.last?.seq
-        }
-        return DeliveryPage(deliveries: deliveries, nextSeq: next)
+        let page = keysetPage(try result.rows.map(Self.delivery), limit: search.limit, seq: \.seq)
+        return DeliveryPage(deliveries: page.rows, nextSeq: page.nextSeq)
     }
 
     static func delivery(_ row: PostgresRow) throws -> Delivery {

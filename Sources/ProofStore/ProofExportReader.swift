@@ -30,17 +30,20 @@ public struct ProofExportReader: Sendable {
                      each: (ExportedProof) async throws -> Void) async throws {
         try await database.withTransaction(isolation: "REPEATABLE READ, READ ONLY") { session in
             let head = try await AuditCheckpointStore.head(in: session)
-            let filter = SQLFilter()
-            if let since { filter.add("p.received_at >= \(filter.bind(since))") }
-            if let until { filter.add("p.received_at < \(filter.bind(until))") }
+            /// `since <= received_at < until`, as a fresh filter to add to.
+            func period() -> SQLFilter {
+                let filter = SQLFilter()
+                if let since { filter.add("p.received_at >= \(filter.bind(since))") }
+                if let until { filter.add("p.received_at < \(filter.bind(until))") }
+                return filter
+            }
+            let filter = period()
             let count = try await session.query("SELECT count(*) FROM proofs p \(filter.whereClause)", filter.parameters)
                 .decode(Int.self, row: 0, column: 0)
             try await start(Snapshot(headSeq: head.seq, headHash: head.hash, proofCount: count))
             var after: (AuditTimestamp, UUID)?  // exact microseconds: a Double round trip could skip a row
             while true {
-                let page = SQLFilter()
-                if let since { page.add("p.received_at >= \(page.bind(since))") }
-                if let until { page.add("p.received_at < \(page.bind(until))") }
+                let page = period()
                 if let after { page.add("(p.received_at, p.id) > (\(page.bind(after.0)), \(page.bind(after.1)))") }
                 let limit = page.bind(pageSize)
                 let rows = try await session.query("""

@@ -25,3 +25,11 @@ final class SQLFilter {
         conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
     }
 }
+
+/// The rows of a keyset page fetched with `LIMIT limit + 1`: at most `limit` of them, and the seq to
+/// continue after when the extra row showed there is more.
+func keysetPage<Row>(_ rows: [Row], limit: Int, seq: (Row) -> Int64) -> (rows: [Row], nextSeq: Int64?) {
+    guard rows.count > limit else { return (rows, nil) }
+    let page = Array(rows.prefix(limit))
+    return (page, page.last.map(seq))
+}
