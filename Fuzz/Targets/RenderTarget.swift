@@ -25,6 +25,8 @@ public func renderFuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let (pixels, overflow) = w.multipliedReportingOverflow(by: h)
     guard !overflow, pixels <= 2_500_000, w <= Rasterizer.maxDimension, h <= Rasterizer.maxDimension else { return 0 }
     var raster = Rasterizer(width: w, height: h)
+    // The same conversion as SignatureRenderer.path(_:): that module links libpng, which this
+    // target is built without (SignatureKit and Raster sources only).
     var path = Path()
     for e in geometry.outline.elements {
         switch e {
