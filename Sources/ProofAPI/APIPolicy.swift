@@ -18,11 +18,13 @@ public struct APIPolicy: Sendable, Equatable {
     public var rateLimitPerSecond: Double
     /// Requests a key may make at once (`RATE_LIMIT_BURST`, default 100).
     public var rateLimitBurst: Double
+    /// Bytes of stored PNGs kept in memory for repeated fetches (`PNG_CACHE_MB`, default 32 MiB; 0 turns it off).
+    public var pngCacheBytes: Int
 
     /// Creates a policy with the documented defaults.
     public init(geofenceRadiusMeters: Double = 200, clockAheadTolerance: TimeInterval = 300,
                 maxPageSize: Int = 500, defaultPageSize: Int = 50, authenticationCacheTTL: Duration = .zero,
-                rateLimitPerSecond: Double = 50, rateLimitBurst: Double = 100) {
+                rateLimitPerSecond: Double = 50, rateLimitBurst: Double = 100, pngCacheBytes: Int = 32 << 20) {
         self.geofenceRadiusMeters = geofenceRadiusMeters
         self.clockAheadTolerance = clockAheadTolerance
         self.maxPageSize = maxPageSize
@@ -30,24 +32,43 @@ public struct APIPolicy: Sendable, Equatable {
         self.authenticationCacheTTL = authenticationCacheTTL
         self.rateLimitPerSecond = rateLimitPerSecond
         self.rateLimitBurst = rateLimitBurst
+        self.pngCacheBytes = pngCacheBytes
     }
 
-    /// The defaults, with `GEOFENCE_RADIUS_M`, `AUTH_CACHE_SECONDS`, `RATE_LIMIT_PER_SECOND` and `RATE_LIMIT_BURST`
-    /// from the environment when they are valid numbers.
-    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> APIPolicy {
+    /// The defaults, with `GEOFENCE_RADIUS_M`, `AUTH_CACHE_SECONDS`, `RATE_LIMIT_PER_SECOND`, `RATE_LIMIT_BURST` and
+    /// `PNG_CACHE_MB` from the environment. An invalid value is an error naming the variable;
+    /// ``ServiceConfiguration/fromEnvironment(_:)`` calls this, so `serve` refuses to start with one.
+    public static func parse(_ environment: [String: String]) throws -> APIPolicy {
         var policy = APIPolicy()
-        if let raw = environment["GEOFENCE_RADIUS_M"], let radius = Double(raw), radius.isFinite, radius > 0 {
+        func number(_ name: String, _ expected: String, _ accept: (Double) -> Bool) throws -> Double? {
+            guard let raw = environment[name]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty else { return nil }
+            guard let value = Double(raw), value.isFinite, accept(value) else {
+                throw ConfigurationError(variable: name, value: raw, expected: expected)
+            }
+            return value
+        }
+        if let radius = try number("GEOFENCE_RADIUS_M", "a number of metres greater than 0", { $0 > 0 }) {
             policy.geofenceRadiusMeters = radius
         }
-        if let raw = environment["AUTH_CACHE_SECONDS"], let seconds = Double(raw), seconds.isFinite, seconds >= 0, seconds <= 300 {
+        if let seconds = try number("AUTH_CACHE_SECONDS", "a number of seconds in 0...300", { (0...300).contains($0) }) {
             policy.authenticationCacheTTL = .milliseconds(Int64(seconds * 1000))
         }
-        if let raw = environment["RATE_LIMIT_PER_SECOND"], let rate = Double(raw), rate.isFinite, rate >= 0 {
+        if let rate = try number("RATE_LIMIT_PER_SECOND", "a number >= 0 (0 turns limiting off)", { $0 >= 0 }) {
             policy.rateLimitPerSecond = rate
         }
-        if let raw = environment["RATE_LIMIT_BURST"], let burst = Double(raw), burst.isFinite, burst >= 1 {
+        if let burst = try number("RATE_LIMIT_BURST", "a number >= 1", { $0 >= 1 }) {
             policy.rateLimitBurst = burst
         }
+        if let megabytes = try number("PNG_CACHE_MB", "a whole number of MiB in 0...4096 (0 turns the cache off)",
+                                      { (0...4096).contains($0) && $0 == $0.rounded() }) {
+            policy.pngCacheBytes = Int(megabytes) << 20
+        }
         return policy
+    }
+
+    /// ``parse(_:)`` of the process environment, or the defaults when a value is invalid (the
+    /// server never gets here with one: its configuration check refuses to start first).
+    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> APIPolicy {
+        (try? parse(environment)) ?? APIPolicy()
     }
 }

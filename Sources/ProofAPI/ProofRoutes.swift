@@ -17,6 +17,7 @@ struct ProofRoutes: Sendable {
     let bodyLimit: Int
     let parser: InkParser
     let renderOptions: RenderOptions
+    let pngCache: StoredPNGCache
 
     init(database: PostgresClient, policy: APIPolicy, bodyLimit: Int) {
         self.proofs = ProofRepository(database: database)
@@ -26,6 +27,7 @@ struct ProofRoutes: Sendable {
         self.bodyLimit = bodyLimit
         self.parser = InkParser()
         self.renderOptions = RenderOptions()
+        self.pngCache = StoredPNGCache(byteLimit: policy.pngCacheBytes)
     }
 
     func register(on group: RouterGroup<AppRequestContext>) {
@@ -293,9 +295,15 @@ struct ProofRoutes: Sendable {
             if Self.etagMatches(request, sha256: sha) { return Self.cached(.notModified, type: "image/png", sha256: sha, body: nil) }
             return Self.cached(.ok, type: "image/png", sha256: sha, body: image.png)
         }
+        if let cached = pngCache.entry(for: reference) {
+            try await recordRead(.proofPNGRead, reference: reference, request, context, details: ["png_sha256": cached.sha256.hexString])
+            let status: HTTPResponse.Status = Self.etagMatches(request, sha256: cached.sha256) ? .notModified : .ok
+            return Self.cached(status, type: "image/png", sha256: cached.sha256, body: status == .ok ? cached.bytes : nil)
+        }
         guard let stored = try await proofs.png(reference: reference, ifNoneMatch: Self.firstETag(request)) else {
             throw Self.proofNotFound(reference)
         }
+        if let bytes = stored.bytes { pngCache.remember(.init(sha256: stored.sha256, bytes: bytes), for: reference) }
         try await recordRead(.proofPNGRead, reference: reference, request, context, details: ["png_sha256": stored.sha256.hexString])
         if stored.bytes == nil || Self.etagMatches(request, sha256: stored.sha256) {
             return Self.cached(.notModified, type: "image/png", sha256: stored.sha256, body: nil)

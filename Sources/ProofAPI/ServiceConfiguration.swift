@@ -94,6 +94,7 @@ public struct ServiceConfiguration: Sendable {
         if let directory = value("DATA_DIR") { configuration.dataDirectory = directory }
         if let file = value("CHECKPOINT_KEY_FILE") { configuration.checkpointKeyFile = file }
         if let seconds = try integer("IDLE_TIMEOUT_SECONDS", in: 1...3600) { configuration.idleTimeoutSeconds = seconds }
+        _ = try APIPolicy.parse(environment)  // the API's own tunables: refuse to start with an invalid one
         return configuration
     }
 }
