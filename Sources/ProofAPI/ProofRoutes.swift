@@ -193,7 +193,7 @@ struct ProofRoutes: Sendable {
             flags: flags, device: upload.device, body: received, bodyContentType: contentType, bodyContentEncoding: encoding,
             bodySHA256: bodySHA256, inkFormat: upload.inkFormat, ink: canonical, pointCount: stored.pointCount,
             strokeCount: stored.strokes.count, png: image.png, pngSHA256: pngSHA256, pngWidth: image.width, pngHeight: image.height,
-            renderOptionsJSON: Self.renderOptionsJSON(renderOptions), algorithmVersion: SignatureReconstructor.algorithmVersion,
+            renderOptionsJSON: StoredRenderOptions.json(renderOptions), algorithmVersion: SignatureReconstructor.algorithmVersion,
             uploadedBy: actor.keyID, idempotencyKey: idempotencyKey)
         do {
             try await proofs.record(proof, reference: reference, idempotency: idempotencyKey.map {
@@ -211,17 +211,6 @@ struct ProofRoutes: Sendable {
     static func alreadyRecorded(_ reference: String) -> Problem {
         Problem(.conflict, code: "proof_already_recorded",
                 detail: "Delivery \(reference) already has a proof; proofs are immutable.")
-    }
-
-    /// The render parameters stored with each proof.
-    static func renderOptionsJSON(_ options: RenderOptions) -> String {
-        let layout = options.layout
-        let color = String(format: "#%02x%02x%02x", options.color.red, options.color.green, options.color.blue)
-        return """
-            {"scale":\(layout.scale),"width":\(layout.width.map(String.init) ?? "null"),"height":\(layout.height.map(String.init) ?? "null"),\
-            "trim":\(layout.trim),"margin":\(layout.margin),"color":"\(color)","background":"\(options.background.rawValue)",\
-            "tolerance":\(options.tolerance),"algorithm_version":"\(SignatureReconstructor.algorithmVersion)"}
-            """
     }
 
     // MARK: Retrieval
@@ -270,18 +259,18 @@ struct ProofRoutes: Sendable {
         try await requireImageReader(context, reference: reference)
         let query = request.uri.queryParameters
         if query["width"] != nil || query["height"] != nil {
-            var options = renderOptions
+            var size: [String: Int] = [:]
             var errors: [Problem.FieldError] = []
+            let maxSide = renderOptions.layout.maxPixelWidth
             for name in ["width", "height"] {
                 guard let raw = query[Substring(name)] else { continue }
-                if let value = Int(raw), (1...options.layout.maxPixelWidth).contains(value) {
-                    if name == "width" { options.layout.width = value } else { options.layout.height = value }
-                } else {
-                    errors.append(.init(field: name, message: "an integer in 1...\(options.layout.maxPixelWidth)", code: "invalid_size"))
+                if let value = Int(raw), (1...maxSide).contains(value) { size[name] = value } else {
+                    errors.append(.init(field: name, message: "an integer in 1...\(maxSide)", code: "invalid_size"))
                 }
             }
             guard errors.isEmpty else { throw Problem.validation("The image size is not valid.", errors: errors) }
-            let document = try await storedInk(reference)
+            var (document, options) = try await storedInk(reference)
+            (options.layout.width, options.layout.height) = (size["width"], size["height"])
             let image: RenderedImage
             do {
                 var timings = RenderTimings()
@@ -327,10 +316,11 @@ struct ProofRoutes: Sendable {
         try await audit.append(action, subject: "delivery:\(reference)", details: details, origin: context.auditOrigin(request))
     }
 
-    func storedInk(_ reference: String) async throws -> InkDocument {
+    /// The proof's stored ink and the render options its PNG was made with.
+    func storedInk(_ reference: String) async throws -> (InkDocument, RenderOptions) {
         guard let stored = try await proofs.ink(reference: reference) else { throw Self.proofNotFound(reference) }
         do {
-            return try parser.parse(stored.ink, format: .ink)
+            return (try parser.parse(stored.ink, format: .ink), StoredRenderOptions.options(stored.renderOptionsJSON, base: renderOptions))
         } catch {
             throw Problem(.internalServerError, code: "stored_ink_unreadable", detail: "The stored ink could not be read: \(error.description)")
         }
@@ -339,10 +329,10 @@ struct ProofRoutes: Sendable {
     func svg(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let reference = try DeliveryRoutes.reference(context)
         try await requireImageReader(context, reference: reference)
-        let document = try await storedInk(reference)
+        let (document, options) = try await storedInk(reference)
         let svg: [UInt8]
         do {
-            svg = try SignatureRenderer.renderSVGBytes(document, options: renderOptions)
+            svg = try SignatureRenderer.renderSVGBytes(document, options: options)
         } catch {
             throw Problem(.unprocessableContent, code: "render_failed", detail: error.description)
         }
@@ -359,7 +349,7 @@ struct ProofRoutes: Sendable {
             guard format == "inkml" else {
                 throw Problem.validation("Unknown format.", errors: [.init(field: "format", message: "original or inkml", code: "invalid_format")])
             }
-            let document = try await storedInk(reference)
+            let (document, _) = try await storedInk(reference)
             try await recordRead(.proofPointsRead, reference: reference, request, context, details: ["format": "inkml"])
             return Response(status: .ok, headers: [.contentType: "application/inkml+xml"],
                             body: .init(byteBuffer: ByteBuffer(bytes: InkMLWriter.inkml(document))))

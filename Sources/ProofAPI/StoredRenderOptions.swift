@@ -1,0 +1,51 @@
+import Foundation
+import SignatureKit
+import SignatureRender
+
+/// The render parameters stored with each proof (`proofs.render_options`), written at upload and
+/// read back whenever the proof's ink is rendered again (SVG, resized PNG), so a re-render uses
+/// the options the stored PNG was made with even after the service's defaults change.
+enum StoredRenderOptions {
+    /// The JSON stored with a proof rendered with `options`.
+    static func json(_ options: RenderOptions) -> String {
+        let layout = options.layout
+        let color = String(format: "#%02x%02x%02x", options.color.red, options.color.green, options.color.blue)
+        return """
+            {"scale":\(layout.scale),"width":\(layout.width.map(String.init) ?? "null"),"height":\(layout.height.map(String.init) ?? "null"),\
+            "trim":\(layout.trim),"margin":\(layout.margin),"color":"\(color)","background":"\(options.background.rawValue)",\
+            "tolerance":\(options.tolerance),"algorithm_version":"\(SignatureReconstructor.algorithmVersion)"}
+            """
+    }
+
+    /// The members as stored; each is `nil` when missing or of the wrong type.
+    private struct Members: Decodable {
+        var scale, margin, tolerance, width, height: Double?
+        var trim: Bool?
+        var color, background: String?
+
+        enum CodingKeys: String, CodingKey { case scale, margin, tolerance, width, height, trim, color, background }
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            func member<T: Decodable>(_ key: CodingKeys) -> T? { (try? c.decodeIfPresent(T.self, forKey: key)) ?? nil }
+            (scale, margin, tolerance, width, height) = (member(.scale), member(.margin), member(.tolerance), member(.width), member(.height))
+            (trim, color, background) = (member(.trim), member(.color), member(.background))
+        }
+    }
+
+    /// `base` with every parameter `json` records; a member that is missing or out of range keeps
+    /// `base`'s value (the JSON is ours, but a proof may predate a parameter).
+    static func options(_ json: String, base: RenderOptions) -> RenderOptions {
+        guard let stored = try? JSONDecoder().decode(Members.self, from: Data(json.utf8)) else { return base }
+        var options = base
+        if let scale = stored.scale, scale > 0, scale <= 64 { options.layout.scale = scale }
+        if let width = stored.width, width >= 1, width <= Double(options.layout.maxPixelWidth) { options.layout.width = Int(width) }
+        if let height = stored.height, height >= 1, height <= Double(options.layout.maxPixelHeight) { options.layout.height = Int(height) }
+        if let trim = stored.trim { options.layout.trim = trim }
+        if let margin = stored.margin, margin >= 0, margin <= 1024 { options.layout.margin = margin }
+        if let hex = stored.color, let color = RGBColor(hex: hex) { options.color = color }
+        if let name = stored.background, let background = RenderBackground(rawValue: name) { options.background = background }
+        if let tolerance = stored.tolerance, tolerance > 0, tolerance <= 10 { options.tolerance = tolerance }
+        return options
+    }
+}

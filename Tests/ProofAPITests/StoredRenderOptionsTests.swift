@@ -1,0 +1,82 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Postgres
+import SignatureKit
+import SignatureRender
+import Testing
+import TestSupport
+@testable import ProofAPI
+
+@Suite("Stored render options")
+struct StoredRenderOptionsTests {
+    @Test("what is stored with a proof reads back as the same options")
+    func roundTrip() {
+        var options = RenderOptions()
+        options.layout.scale = 3
+        options.layout.trim = true
+        options.layout.margin = 8
+        options.color = RGBColor(red: 200, green: 30, blue: 30)
+        options.background = .white
+        options.tolerance = 0.2
+        let json = StoredRenderOptions.json(options)
+        #expect(StoredRenderOptions.options(json, base: RenderOptions()) == options)
+        #expect(StoredRenderOptions.options(StoredRenderOptions.json(RenderOptions()), base: options) == RenderOptions())
+    }
+
+    @Test("missing, malformed or out-of-range members keep the base value")
+    func lenient() {
+        let base = RenderOptions()
+        #expect(StoredRenderOptions.options("not json", base: base) == base)
+        #expect(StoredRenderOptions.options("{}", base: base) == base)
+        let odd = StoredRenderOptions.options(#"{"scale":-1,"width":0,"trim":"yes","color":"red","background":"plaid","tolerance":true}"#, base: base)
+        #expect(odd == base)
+    }
+}
+
+@Suite("Re-rendering uses the stored options", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+struct StoredRenderOptionsHTTPTests {
+    @Test("SVG and resized PNG follow the proof's stored render_options, not today's defaults")
+    func reRenderFollowsStoredOptions() async throws {
+        try await APITestHarness.with { harness in
+            try await harness.application().test(.router) { client in
+                let reference = try await harness.createDelivery(client)
+                let upload = try await client.execute(uri: "/v1/deliveries/\(reference)/proof", method: .post,
+                                                      headers: harness.headers(.courier), body: ByteBuffer(string: Samples.proofJSON()))
+                #expect(upload.status == .created)
+                let base = "/v1/deliveries/\(reference)/proof"
+                let svgBefore = String(decoding: try await client.execute(uri: base + "/signature.svg", method: .get,
+                                                                          headers: harness.headers(.auditor)).bytes, as: UTF8.self)
+                #expect(svgBefore.contains(##"fill="#000000""##))
+                let pngBefore = try await client.execute(uri: base + "/signature.png?width=300", method: .get, headers: harness.headers(.auditor))
+
+                // A proof stored while the defaults were different: rewrite its options as the superuser.
+                let url = try #require(harness.scratch.adminURL, "TEST_DATABASE_ADMIN_URL is needed to rewrite a stored proof")
+                let admin = PostgresClient(configuration: PostgresConfiguration(url: url, poolSize: 1))
+                do {
+                    try await admin.withTransaction { session in
+                        try await session.execute("SET LOCAL session_replication_role = replica")
+                        try await session.execute("""
+                            UPDATE proofs SET render_options = render_options || '{"color":"#c81e1e","background":"white"}'::jsonb
+                            WHERE delivery_id = (SELECT id FROM deliveries WHERE reference = $1)
+                            """, [reference])
+                    }
+                    await admin.shutdown()
+                } catch {
+                    await admin.shutdown()
+                    throw error
+                }
+
+                let svgAfter = String(decoding: try await client.execute(uri: base + "/signature.svg", method: .get,
+                                                                         headers: harness.headers(.auditor)).bytes, as: UTF8.self)
+                #expect(svgAfter.contains(##"<path fill="#C81E1E""##))
+                #expect(svgAfter.contains(##"<rect width="100%" height="100%" fill="#FFFFFF""##))
+                let pngAfter = try await client.execute(uri: base + "/signature.png?width=300", method: .get, headers: harness.headers(.auditor))
+                #expect(pngAfter.status == .ok)
+                #expect(pngAfter.bytes != pngBefore.bytes)
+            }
+        }
+    }
+}
