@@ -26,6 +26,11 @@ public struct DeliveryRepository: Sendable {
         p.id, p.signer_name, p.captured_at, p.received_at, p.distance_to_destination_m, array_to_string(p.flags, ',')
         """
 
+    /// How a delivery `d` finds its proof `p`: by `delivery_id`, and by `received_at`, which the upload
+    /// stored as `d.delivered_at` — that names the one monthly partition of `proofs` to look in
+    /// (at run time, for each delivery), where `delivery_id` alone would probe every partition.
+    static let proofJoin = "p.delivery_id = d.id AND p.received_at = d.delivered_at"
+
     /// Creates `draft`, or reports the existing delivery with its reference. A new delivery is
     /// committed with a `delivery_created` audit event (subject `delivery:<reference>`).
     public func create(_ draft: NewDelivery, by actor: Actor?, origin: AuditOrigin? = nil) async throws -> DeliveryCreation {
@@ -55,7 +60,7 @@ public struct DeliveryRepository: Sendable {
     /// The delivery with `reference`, with its proof summary.
     public func find(reference: String) async throws -> Delivery? {
         let result = try await database.query("""
-            SELECT \(Self.columns) FROM deliveries d LEFT JOIN proofs p ON p.delivery_id = d.id
+            SELECT \(Self.columns) FROM deliveries d LEFT JOIN proofs p ON \(Self.proofJoin)
             WHERE d.reference = $1
             """, [reference])
         return try result.first.map(Self.delivery)
@@ -98,7 +103,7 @@ public struct DeliveryRepository: Sendable {
         let limit = filter.bind(search.limit + 1)
         let whereClause = filter.whereClause
         let result = try await database.query("""
-            SELECT \(Self.columns) FROM deliveries d LEFT JOIN proofs p ON p.delivery_id = d.id
+            SELECT \(Self.columns) FROM deliveries d LEFT JOIN proofs p ON \(Self.proofJoin)
             \(whereClause)
             ORDER BY d.seq DESC LIMIT \(limit)
             """, filter.parameters)

@@ -44,7 +44,12 @@ public struct ProofExportReader: Sendable {
             var after: (AuditTimestamp, UUID)?  // exact microseconds: a Double round trip could skip a row
             while true {
                 let page = period()
-                if let after { page.add("(p.received_at, p.id) > (\(page.bind(after.0)), \(page.bind(after.1)))") }
+                if let after {
+                    // The plain `received_at >=` repeats what the row comparison implies, so that PostgreSQL
+                    // prunes the monthly partitions before the cursor (it cannot prune on a row comparison).
+                    let time = page.bind(after.0)
+                    page.add("p.received_at >= \(time) AND (p.received_at, p.id) > (\(time), \(page.bind(after.1)))")
+                }
                 let limit = page.bind(pageSize)
                 let rows = try await session.query("""
                     SELECT \(ProofRepository.metadataColumns),

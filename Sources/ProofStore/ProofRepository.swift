@@ -38,7 +38,8 @@ public struct ProofRepository: Sendable {
     public func deliveryState(reference: String) async throws -> (deliveryID: UUID, destination: GeoPoint?, proofID: UUID?)? {
         let result = try await database.query("""
             SELECT d.id, d.destination_lat, d.destination_lon, p.id
-            FROM deliveries d LEFT JOIN proofs p ON p.delivery_id = d.id WHERE d.reference = $1
+            FROM deliveries d LEFT JOIN proofs p ON \(DeliveryRepository.proofJoin)
+            WHERE d.reference = $1
             """, [reference])
         guard let row = result.first else { return nil }
         var destination: GeoPoint?
@@ -50,8 +51,14 @@ public struct ProofRepository: Sendable {
 
     /// Stores `proof` for the delivery `reference`, marks the delivery delivered and, when given,
     /// completes the idempotency record with its response — one statement, so one transaction and
-    /// one round trip. Concurrent uploads for one delivery race on the unique `proofs.delivery_id`:
-    /// exactly one wins, the others get ``ProofStoreError/proofAlreadyRecorded(_:)``.
+    /// one round trip. The delivery row is the arbiter (`proofs` is partitioned by month, so no
+    /// unique index can span it): the statement marks the delivery delivered only while it is
+    /// `pending`, concurrent uploads for one delivery queue on that row lock, exactly one updates it,
+    /// and the others update nothing and get ``ProofStoreError/proofAlreadyRecorded(_:)`` — their
+    /// transaction rolls back, taking their inserted proof row with it.
+    ///
+    /// `deliveries.delivered_at` is set to the proof's `received_at`, which is how every look-up by
+    /// reference finds the one partition holding the proof.
     ///
     /// The same transaction appends a `proof_recorded` audit event (subject `delivery:<reference>`,
     /// details `proof_id`, `points_sha256`, `png_sha256`) on behalf of `origin`.
@@ -87,12 +94,12 @@ public struct ProofRepository: Sendable {
                     RETURNING delivery_id
                 ), delivered AS (
                     UPDATE deliveries SET status = 'delivered', delivered_at = $6, updated_at = $6
-                    FROM proof WHERE deliveries.id = proof.delivery_id
+                    FROM proof WHERE deliveries.id = proof.delivery_id AND deliveries.status = 'pending'
                     RETURNING deliveries.id
                 ), completed AS (
                     UPDATE idempotency_records SET state = 'completed', completed_at = now(), response_status = $36::int,
                         response_type = $37::text, response_location = $38::text, response_body = $39::bytea
-                    FROM proof WHERE api_key_id = $34::uuid AND idempotency_key = $35::text
+                    FROM delivered WHERE api_key_id = $34::uuid AND idempotency_key = $35::text
                     RETURNING 1
                 )
                 SELECT (SELECT count(*) FROM delivery), (SELECT count(*) FROM delivered)
@@ -118,7 +125,7 @@ public struct ProofRepository: Sendable {
     public func metadata(reference: String) async throws -> ProofMetadata? {
         let result = try await database.query("""
             SELECT \(Self.metadataColumns)
-            FROM deliveries d JOIN proofs p ON p.delivery_id = d.id JOIN api_keys k ON k.id = p.uploaded_by
+            FROM deliveries d JOIN proofs p ON \(DeliveryRepository.proofJoin) JOIN api_keys k ON k.id = p.uploaded_by
             WHERE d.reference = $1
             """, [reference])
         guard let row = result.first else { return nil }
@@ -162,7 +169,7 @@ public struct ProofRepository: Sendable {
     /// The key that uploaded the proof of delivery `reference`, if there is a proof.
     public func uploader(reference: String) async throws -> UUID? {
         try await database.query("""
-            SELECT p.uploaded_by FROM deliveries d JOIN proofs p ON p.delivery_id = d.id WHERE d.reference = $1
+            SELECT p.uploaded_by FROM deliveries d JOIN proofs p ON \(DeliveryRepository.proofJoin) WHERE d.reference = $1
             """, [reference]).first?.decode(UUID.self, 0)
     }
 
@@ -170,7 +177,7 @@ public struct ProofRepository: Sendable {
     public func png(reference: String, ifNoneMatch: [UInt8]? = nil) async throws -> StoredPNG? {
         let result = try await database.query("""
             SELECT p.png_sha256, CASE WHEN p.png_sha256 = $2 THEN NULL ELSE p.png END
-            FROM deliveries d JOIN proofs p ON p.delivery_id = d.id WHERE d.reference = $1
+            FROM deliveries d JOIN proofs p ON \(DeliveryRepository.proofJoin) WHERE d.reference = $1
             """, [reference, ifNoneMatch.map(PostgresBytes.init)])
         guard let row = result.first else { return nil }
         return StoredPNG(sha256: try row.decode([UInt8].self, 0), bytes: try row.decode([UInt8]?.self, 1))
@@ -180,7 +187,7 @@ public struct ProofRepository: Sendable {
     public func body(reference: String) async throws -> StoredBody? {
         let result = try await database.query("""
             SELECT p.body, p.body_content_type, p.body_content_encoding, p.body_sha256
-            FROM deliveries d JOIN proofs p ON p.delivery_id = d.id WHERE d.reference = $1
+            FROM deliveries d JOIN proofs p ON \(DeliveryRepository.proofJoin) WHERE d.reference = $1
             """, [reference])
         guard let row = result.first else { return nil }
         return StoredBody(bytes: try row.decode([UInt8].self, 0), contentType: try row.decode(String.self, 1),
@@ -190,7 +197,7 @@ public struct ProofRepository: Sendable {
     /// The canonical ink and its render options.
     public func ink(reference: String) async throws -> StoredInk? {
         let result = try await database.query("""
-            SELECT p.ink, p.render_options::text FROM deliveries d JOIN proofs p ON p.delivery_id = d.id WHERE d.reference = $1
+            SELECT p.ink, p.render_options::text FROM deliveries d JOIN proofs p ON \(DeliveryRepository.proofJoin) WHERE d.reference = $1
             """, [reference])
         guard let row = result.first else { return nil }
         return StoredInk(ink: try row.decode([UInt8].self, 0), renderOptionsJSON: try row.decode(String.self, 1))

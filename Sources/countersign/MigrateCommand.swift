@@ -23,6 +23,16 @@ struct MigrateCommand: AsyncParsableCommand {
         do {
             let applied = try await Self.migrate(database: database, directory: migrationsDir ?? environment.migrationsDirectory, logger: logger)
             print(applied.isEmpty ? "migrations: up to date" : "migrations: applied \(applied.map(String.init).joined(separator: ", "))")
+            // Monthly partitions for the current month and three ahead; a failure is logged (error) and
+            // retried by every serving replica, so it does not fail the migration.
+            let partitions = PartitionMaintenance(database: database, logger: Logger(label: "countersign.partitions"))
+            do {
+                let outcomes = try await partitions.run()
+                let created = outcomes.filter { $0.error == nil }.map(\.partition)
+                print(created.isEmpty ? "partitions: none missing" : "partitions: created \(created.joined(separator: ", "))")
+            } catch {
+                logger.error("partition maintenance failed", metadata: ["error": "\(error)"])
+            }
             await database.shutdown()
         } catch {
             await database.shutdown()

@@ -1,0 +1,69 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Postgres
+import ProofAPI
+import ProofStore
+import Testing
+import TestSupport
+
+/// What the API answers once the retention procedure (docs/scaling.md §4) has detached and
+/// dropped the month partition holding a delivery's proof.
+@Suite("Proof retention", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+struct ProofRetentionTests {
+    @Test("a proof whose month was dropped: 404 proof_not_found for every proof read, the delivery still delivered, a new upload 409")
+    func droppedMonth() async throws {
+        try await APITestHarness.with { harness in
+            try await harness.application().test(.router) { client in
+                let reference = try await harness.createDelivery(client)
+                let sameMonth = try await harness.createDelivery(client)
+                let base = "/v1/deliveries/\(reference)/proof"
+                for target in [reference, sameMonth] {
+                    let upload = try await client.execute(uri: "/v1/deliveries/\(target)/proof", method: .post,
+                                                          headers: harness.headers(.courier), body: ByteBuffer(string: Samples.proofJSON()))
+                    #expect(upload.status == .created)
+                }
+                let partition = try await harness.database.query("""
+                    SELECT p.tableoid::regclass::text FROM proofs p JOIN deliveries d ON d.id = p.delivery_id WHERE d.reference = $1
+                    """, [reference]).decode(String.self, row: 0, column: 0)
+                #expect(partition.hasPrefix("proofs_p"))
+
+                // The retention procedure, minus the archive step: detach the month, then drop it.
+                try await harness.database.query("ALTER TABLE proofs DETACH PARTITION \(partition)")
+                try await harness.database.query("DROP TABLE \(partition)")
+
+                let auditor = harness.headers(.auditor)
+                for path in ["", "/signature.png", "/signature.svg", "/points"] {
+                    let response = try await client.execute(uri: base + path, method: .get, headers: auditor)
+                    #expect(response.status == .notFound, "\(path)")
+                    #expect(response.json["code"] as? String == "proof_not_found", "\(path)")
+                }
+                let delivery = try await client.execute(uri: "/v1/deliveries/\(reference)", method: .get, headers: auditor)
+                #expect(delivery.status == .ok)
+                #expect(delivery.json["status"] as? String == "delivered")
+                #expect(delivery.json["proof"] == nil || delivery.json["proof"] is NSNull)
+                // The delivery row still says delivered: no second proof can be recorded for it.
+                let again = try await client.execute(uri: base, method: .post, headers: harness.headers(.courier),
+                                                     body: ByteBuffer(string: Samples.proofJSON()))
+                #expect(again.status == .conflict)
+                #expect(again.json["code"] as? String == "proof_already_recorded")
+                #expect(try await harness.database.query("SELECT count(*) FROM proofs").decode(Int.self, row: 0, column: 0) == 0)
+
+                // The list still answers, and deliveries in the dropped month show no proof.
+                let list = try await client.execute(uri: "/v1/deliveries?limit=10", method: .get, headers: auditor)
+                #expect(list.status == .ok)
+
+                // The maintenance recreates the month (empty), and new uploads for pending deliveries work again.
+                let created = try await PartitionMaintenance(database: harness.database).run()
+                #expect(created.map(\.partition) == [partition] && created.allSatisfy { $0.error == nil })
+                let fresh = try await harness.createDelivery(client)
+                let upload = try await client.execute(uri: "/v1/deliveries/\(fresh)/proof", method: .post,
+                                                      headers: harness.headers(.courier), body: ByteBuffer(string: Samples.proofJSON()))
+                #expect(upload.status == .created)
+                #expect(try await harness.database.query("SELECT count(*) FROM proofs_default").decode(Int.self, row: 0, column: 0) == 0)
+            }
+        }
+    }
+}
