@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# The proof API under load (issue 4), end to end and reproducible with one command:
+# a release build, a private PostgreSQL cluster (its own port and folder; synchronous_commit on),
+# then on loopback
+#   1. proof uploads of real SVC2004 corpus signatures (Benchmarks/api_load.py), 8 connections;
+#   2. stored-PNG fetches of one proof (wrk, 1 thread x 32 connections, 10 s) three ways: the
+#      defaults (PNG cache on, API-key cache off), AUTH_CACHE_SECONDS=30, and PNG_CACHE_MB=0.
+#
+#   Benchmarks/api_bench.sh [UPLOAD_SECONDS]        (default 60)
+#
+# Environment: BENCH_BINARY (default: `swift build -c release` here), BENCH_PG_PORT (5547),
+# BENCH_PORT (18090), COUNTERSIGN_CORPUS (../shared/corpus; synthetic signatures without it).
+# The load generator, the server and PostgreSQL share the machine, as the issue asks.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+seconds="${1:-60}"
+port="${BENCH_PORT:-18090}"
+corpus="${COUNTERSIGN_CORPUS:-../shared/corpus}"
+export COUNTERSIGN_PG_PORT="${BENCH_PG_PORT:-5547}"
+export COUNTERSIGN_PG_DIR="${BENCH_PG_DIR:-$PWD/.data/bench}"
+PG=scripts/pg.sh
+server=""
+stop_server() { if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; server=""; fi; }
+cleanup() { stop_server; $PG stop >/dev/null 2>&1 || true; }
+trap cleanup EXIT
+$PG start >&2
+$PG createdb countersign_bench --fresh >&2
+url="$($PG url countersign_bench)"
+if [ -n "${BENCH_BINARY:-}" ]; then
+    binary="$BENCH_BINARY"
+else
+    swift build -c release --product countersign 2>&1 | grep -E "error|Build complete" >&2
+    binary="$(swift build -c release --show-bin-path)/countersign"
+fi
+DATABASE_URL="$url" "$binary" migrate >/dev/null
+token="$(DATABASE_URL="$url" "$binary" keys create --role admin --name bench 2>&1 | grep -o 'cs_[A-Za-z0-9_-]*' | head -1)"
+psql -q "$url" -c "INSERT INTO deliveries (reference, recipient_name, address, destination_lat, destination_lon)
+                   SELECT 'L-' || g, 'Load Test', 'Somewhere', 52.52, 13.405 FROM generate_series(0, 59999) g"
+
+serve() {  # serve [VAR=value ...]
+    env DATABASE_URL="$url" PORT="$port" HOST=127.0.0.1 LOG_LEVEL=warning RATE_LIMIT_PER_SECOND=0 "$@" "$binary" serve \
+        >"${TMPDIR:-/tmp}/countersign-bench-server.log" 2>&1 &
+    server=$!
+    for _ in $(seq 1 200); do curl -fs "http://127.0.0.1:$port/readyz" >/dev/null && return; sleep 0.1; done
+    echo "api_bench: the server did not become ready" >&2; exit 1
+}
+load() { echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"; }
+
+serve
+load
+python3 Benchmarks/api_load.py --url "http://127.0.0.1:$port" --token "$token" --mode upload --duration "$seconds" \
+    --connections 8 --prefix L- --count 60000 --corpus "$corpus"
+echo "proofs stored: $(psql -tAq "$url" -c 'SELECT count(*) FROM proofs')"
+wrk_png() {
+    load
+    wrk -t1 -c32 -d10s -H "Authorization: Bearer $token" "http://127.0.0.1:$port/v1/deliveries/L-5/proof/signature.png" \
+        | grep -E "Requests/sec|Latency|Non-2xx|Socket errors"
+}
+echo "== stored-PNG fetch, defaults (PNG_CACHE_MB=32, AUTH_CACHE_SECONDS=0)"
+wrk_png
+stop_server; serve AUTH_CACHE_SECONDS=30
+echo "== stored-PNG fetch, AUTH_CACHE_SECONDS=30"
+wrk_png
+stop_server; serve PNG_CACHE_MB=0
+echo "== stored-PNG fetch, PNG_CACHE_MB=0 (every fetch reads the database)"
+wrk_png
+echo "audit events: $(psql -tAq "$url" -c 'SELECT count(*) FROM audit_events')"
