@@ -1,7 +1,8 @@
 import Foundation
 import ProofStore
 
-/// The JSON form of an audit event, with every field the hash covers (see `docs/audit.md`).
+/// The JSON form of an audit event, with every field the hash covers (see `docs/audit.md`):
+/// `encoding` names the canonical encoding (`countersign.audit/v1` or `/v2`), `chain` its chain.
 struct AuditEventResource: Encodable {
     struct ActorResource: Encodable {
         var keyID: String?
@@ -15,7 +16,7 @@ struct AuditEventResource: Encodable {
     var event: AuditEvent
 
     enum CodingKeys: String, CodingKey {
-        case seq, actor, action, subject, details, hash
+        case seq, chain, encoding, actor, action, subject, details, hash
         case occurredAt = "occurred_at", occurredAtMicros = "occurred_at_us", requestID = "request_id",
              clientAddress = "client_address", userAgent = "user_agent", detailsText = "details_text", prevHash = "prev_hash"
     }
@@ -23,6 +24,8 @@ struct AuditEventResource: Encodable {
     func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(event.seq, forKey: .seq)
+        try c.encode(event.chain, forKey: .chain)
+        try c.encode(event.encoding.tag, forKey: .encoding)
         try c.encode(RFC3339Timestamp.format(event.occurredAt), forKey: .occurredAt)
         try c.encode(event.occurredAtMicros, forKey: .occurredAtMicros)
         let actor = event.actorKeyID == nil && event.actorRole == nil

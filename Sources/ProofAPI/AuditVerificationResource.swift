@@ -1,7 +1,8 @@
 import ProofStore
 
-/// The JSON form of a chain verification: `{"status":"ok","count":N,"head_hash":"…"}` or
-/// `{"status":"broken","seq":S,"kind":"…","expected":"…","found":"…","subject":"…","proof_id":"…"}`.
+/// The JSON form of a verification of the audit chains:
+/// `{"status":"ok","count":N,"chains":[{"chain":0,"head_seq":S,"head_hash":"…"},…]}` or
+/// `{"status":"broken","seq":S,"chain":C,"kind":"…","expected":"…","found":"…","subject":"…","proof_id":"…"}`.
 public struct AuditVerificationResource: Encodable, Sendable {
     /// The verification it describes.
     public var verification: AuditVerification
@@ -12,20 +13,21 @@ public struct AuditVerificationResource: Encodable, Sendable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case status, count, seq, kind, expected, found, subject
-        case headHash = "head_hash", proofID = "proof_id"
+        case status, count, chains, seq, chain, kind, expected, found, subject
+        case proofID = "proof_id"
     }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         switch verification {
-        case .ok(let count, let headHash):
+        case .ok(let count, let heads):
             try c.encode("ok", forKey: .status)
             try c.encode(count, forKey: .count)
-            try c.encode(headHash.hexString, forKey: .headHash)
+            try c.encode(heads.map(ChainHeadResource.init), forKey: .chains)
         case .broken(let failure):
             try c.encode("broken", forKey: .status)
             try c.encode(failure.seq, forKey: .seq)
+            try c.encodeIfPresent(failure.chain, forKey: .chain)
             try c.encode(failure.kind.rawValue, forKey: .kind)
             try c.encode(failure.expected, forKey: .expected)
             try c.encode(failure.found, forKey: .found)

@@ -4,9 +4,15 @@ import ProofStore
 
 /// A signed audit checkpoint as `GET /v1/audit/checkpoint` returns it and export manifests embed it
 /// (hex for bytes; `signed_at_us` is the exact time the signature covers).
+///
+/// Version 2: `{"version":2,"seq":<highest head_seq>,"chains":[{"chain","head_seq","head_hash"},…],
+/// "signed_at","signed_at_us","algorithm","public_key","signature"}`. Version 1 (before the chains;
+/// `version` absent in bundles made then): `seq` and `head_hash` instead of `chains`.
 struct CheckpointResource: Codable, Equatable {
+    var version: Int
     var seq: Int64
-    var headHash: String
+    var headHash: String?
+    var chains: [ChainHeadResource]?
     var signedAt: String
     var signedAtUs: Int64
     var algorithm: String
@@ -14,13 +20,15 @@ struct CheckpointResource: Codable, Equatable {
     var signature: String
 
     enum CodingKeys: String, CodingKey {
-        case seq, algorithm, signature
+        case version, seq, chains, algorithm, signature
         case headHash = "head_hash", signedAt = "signed_at", signedAtUs = "signed_at_us", publicKey = "public_key"
     }
 
     init(_ checkpoint: AuditCheckpoint) {
+        version = checkpoint.version
         seq = checkpoint.seq
-        headHash = checkpoint.headHash.hexString
+        headHash = checkpoint.version == 1 ? checkpoint.headHash.hexString : nil
+        chains = checkpoint.version == 1 ? nil : checkpoint.heads.map(ChainHeadResource.init)
         signedAt = RFC3339Timestamp.format(checkpoint.signedAt)
         signedAtUs = checkpoint.signedAtMicros
         algorithm = AuditCheckpoint.algorithm
@@ -28,11 +36,34 @@ struct CheckpointResource: Codable, Equatable {
         signature = checkpoint.signature.hexString
     }
 
-    /// The checkpoint these fields describe, if they are well-formed hex.
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        version = try c.decodeIfPresent(Int.self, forKey: .version) ?? 1
+        seq = try c.decode(Int64.self, forKey: .seq)
+        headHash = try c.decodeIfPresent(String.self, forKey: .headHash)
+        chains = try c.decodeIfPresent([ChainHeadResource].self, forKey: .chains)
+        signedAt = try c.decode(String.self, forKey: .signedAt)
+        signedAtUs = try c.decode(Int64.self, forKey: .signedAtUs)
+        algorithm = try c.decode(String.self, forKey: .algorithm)
+        publicKey = try c.decode(String.self, forKey: .publicKey)
+        signature = try c.decode(String.self, forKey: .signature)
+    }
+
+    /// The checkpoint these fields describe, if they are well-formed: hex of the right lengths and,
+    /// for version 2, at least one chain, in strictly ascending order, whose highest head is `seq`.
     var checkpoint: AuditCheckpoint? {
-        guard let head = Hex.decode(headHash), let key = Hex.decode(publicKey), let signature = Hex.decode(signature) else {
+        guard let key = Hex.decode(publicKey), let signature = Hex.decode(signature) else { return nil }
+        switch version {
+        case 1:
+            guard let headHash, let head = Hex.decode(headHash), head.count == 32 else { return nil }
+            return AuditCheckpoint(seq: seq, headHash: head, signedAtMicros: signedAtUs, publicKey: key, signature: signature)
+        case 2:
+            let heads = (chains ?? []).compactMap(\.head)
+            guard !heads.isEmpty, heads.count == chains?.count, zip(heads, heads.dropFirst()).allSatisfy({ $0.chain < $1.chain }),
+                  heads.map(\.seq).max() == seq else { return nil }
+            return AuditCheckpoint(heads: heads, signedAtMicros: signedAtUs, publicKey: key, signature: signature)
+        default:
             return nil
         }
-        return AuditCheckpoint(seq: seq, headHash: head, signedAtMicros: signedAtUs, publicKey: key, signature: signature)
     }
 }

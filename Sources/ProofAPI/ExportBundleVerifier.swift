@@ -23,9 +23,14 @@ public enum ExportBundleVerifier {
         public var verifiedFiles: Int
         /// Proofs the manifest says the bundle holds.
         public var proofCount: Int
-        /// The audit checkpoint the manifest carries (seq and head hash).
+        /// The audit checkpoint the manifest carries: its seq (version 2: the highest head seq).
         public var checkpointSeq: Int64?
+        /// Version 1 checkpoints: the head hash.
         public var checkpointHeadHash: String?
+        /// The checkpoint's version (1: one chain, 2: every chain).
+        public var checkpointVersion: Int?
+        /// Version 2 checkpoints: the heads of the chains, by ascending chain.
+        public var checkpointHeads: [AuditChainHead] = []
         /// The key that signed the manifest, as hex.
         public var publicKey: String?
         /// Every problem found; empty means valid.
@@ -94,8 +99,10 @@ public enum ExportBundleVerifier {
         report.proofCount = manifest.proofCount
         report.checkpointSeq = manifest.checkpoint.seq
         report.checkpointHeadHash = manifest.checkpoint.headHash
-        if manifest.format != ExportManifest.formatTag { fail("manifest.json", "unknown format \(manifest.format)") }
+        report.checkpointVersion = manifest.checkpoint.version
+        if !ExportManifest.knownFormats.contains(manifest.format) { fail("manifest.json", "unknown format \(manifest.format)") }
         if let checkpoint = manifest.checkpoint.checkpoint {
+            report.checkpointHeads = checkpoint.heads
             if !checkpoint.hasValidSignature { fail("manifest.json", "the audit checkpoint's signature does not verify") }
             if let verifyingKey, checkpoint.publicKey != verifyingKey.rawRepresentation {
                 fail("manifest.json", "the audit checkpoint is signed by another key")

@@ -2,11 +2,14 @@ import Cryptography
 import Foundation
 import ProofStore
 
-/// `manifest.json` of an export bundle: what the bundle holds and the signed audit checkpoint of
-/// the snapshot it was read from. `manifest.sig` is the Ed25519 signature of its exact bytes.
+/// `manifest.json` of an export bundle: what the bundle holds and a signed checkpoint of every audit
+/// chain's head, read right after the export's snapshot opened (so it covers every event that
+/// snapshot saw). `manifest.sig` is the Ed25519 signature of its exact bytes.
 struct ExportManifest: Codable, Equatable {
-    /// The manifest format tag.
-    static let formatTag = "countersign.export/v1"
+    /// The manifest format tag: v2 carries a version 2 checkpoint (every chain's head).
+    static let formatTag = "countersign.export/v2"
+    /// Tags this version still verifies: v1 bundles carry a version 1 checkpoint (one chain).
+    static let knownFormats: Set<String> = ["countersign.export/v1", formatTag]
 
     struct File: Codable, Equatable {
         var path: String

@@ -11,7 +11,7 @@ import SignatureRender
 ///
 /// A ZIP bundle holds, per proof, `deliveries/<reference>/metadata.json`, `signature.png`,
 /// `signature.svg` and `points` (the original request body), then `manifest.json` (every file's
-/// SHA-256 and size, and the signed checkpoint of the audit chain head of the export's snapshot),
+/// SHA-256 and size, and a signed checkpoint of the audit chains' heads covering the export's snapshot),
 /// `manifest.sig` (64-byte Ed25519 signature of `manifest.json`) and `public_key.pem`.
 public struct ProofExporter: Sendable {
     /// The export formats.
@@ -59,10 +59,14 @@ public struct ProofExporter: Sendable {
         var zip = ZipArchiveWriter()
         var manifestFiles: [ExportManifest.File] = []
         var snapshot: ProofExportReader.Snapshot?
+        var signed: AuditCheckpoint?
         var count = 0
         let exportedAt = Date()
         try await reader.read(since: since, until: until, start: { seen in
             snapshot = seen
+            // The heads are read once the export's snapshot is open, so they cover every event
+            // (every proof's `proof_recorded`) that snapshot sees.
+            if format == .zip { signed = try await checkpoints.signCurrentHeads() }
             if format == .csv { try await output.write(Array(ExportCSV.header.utf8), to: sink) }
         }, each: { proof in
             count += 1
@@ -80,8 +84,7 @@ public struct ProofExporter: Sendable {
             progress?(count, snapshot?.proofCount ?? count)
         })
         var checkpoint: AuditCheckpoint?
-        if format == .zip, let snapshot {
-            let signed = try AuditCheckpoint.sign(seq: snapshot.headSeq, headHash: snapshot.headHash, key: key)
+        if format == .zip, let signed {
             let manifest = try ExportManifest(createdAt: exportedAt, since: since, until: until, proofCount: count,
                                               checkpoint: signed, files: manifestFiles).encoded()
             let publicKey = Array(try key.publicKey.pemRepresentation().utf8)
@@ -90,7 +93,7 @@ public struct ProofExporter: Sendable {
                                            compress: false), to: sink)
             try await output.write(zip.add("public_key.pem", contents: publicKey, modified: exportedAt, compress: false), to: sink)
             try await output.write(zip.finish(), to: sink)
-            // Kept so `verify --database` checks it too; signed from the export's own snapshot.
+            // Kept so `verify --database` checks it too.
             try await checkpoints.store(signed)
             checkpoint = signed
         }

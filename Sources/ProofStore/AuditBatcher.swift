@@ -10,11 +10,11 @@ struct AuditEntry: Sendable {
 
 /// Group commit for audit events that have no transaction of their own (reads of proof content).
 ///
-/// Each commit of an event holds the chain lock through a WAL flush (`synchronous_commit` stays on),
-/// so one event per transaction caps reads at one fsync each. Here the first caller commits at once;
-/// callers arriving meanwhile queue, and the next transaction appends all of them (up to
-/// ``maxBatch``) under one lock and one commit. Every caller still returns only after its own event
-/// is durable, and a failed batch fails each of its callers.
+/// Each commit of an event holds its chain's lock through a WAL flush (`synchronous_commit` stays
+/// on), so one event per transaction caps reads at one fsync each. Here the first caller commits at
+/// once; callers arriving meanwhile queue, and the next transaction appends all of them (up to
+/// ``maxBatch``) with one commit, each chain they touch locked once (in ascending order). Every
+/// caller still returns only after its own event is durable, and a failed batch fails each of its callers.
 actor AuditBatcher {
     /// Most events in one transaction.
     static let maxBatch = 256

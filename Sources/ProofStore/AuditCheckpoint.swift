@@ -1,19 +1,30 @@
 import Cryptography
 import Foundation
 
-/// A signed statement that the audit chain's event `seq` has hash `headHash`: the anchor that lets
-/// an auditor detect a truncated or rewritten chain later. The signed message is documented in
-/// `docs/audit.md` ("Signed checkpoints").
+/// A signed statement of the audit chains' heads: the anchor that lets an auditor detect a
+/// truncated or rewritten chain later. The signed messages are documented in `docs/audit.md`
+/// ("Signed checkpoints").
+///
+/// Version 2 (``messageTag``) signs the head of every chain at one moment. Version 1
+/// (``legacyMessageTag``) signed the head `(seq, headHash)` of the single chain that existed before
+/// migration 0009; such checkpoints are never made any more but still verify.
 public struct AuditCheckpoint: Sendable, Equatable {
     /// The signature algorithm (the only one: `Ed25519`).
     public static let algorithm = "Ed25519"
-    /// The version tag that starts every checkpoint message.
-    public static let messageTag = "countersign.checkpoint/v1"
+    /// The tag that starts every version 2 message.
+    public static let messageTag = "countersign.checkpoint/v2"
+    /// The tag that starts every version 1 message.
+    public static let legacyMessageTag = "countersign.checkpoint/v1"
 
-    /// The sequence number of the head event (0 for an empty chain).
+    /// The message version: 1 (one chain) or 2 (every chain).
+    public var version: Int
+    /// Version 1: the head event's seq (0 for an empty chain). Version 2: the highest head seq of
+    /// ``heads`` (informational: not signed by itself, derived from the signed list).
     public var seq: Int64
-    /// That event's hash (32 zero bytes for an empty chain).
+    /// Version 1: the head event's hash. Version 2: empty.
     public var headHash: [UInt8]
+    /// Version 2: every chain's head, by ascending chain. Version 1: empty.
+    public var heads: [AuditChainHead]
     /// When it was signed, in microseconds since the Unix epoch.
     public var signedAtMicros: Int64
     /// The signer's Ed25519 public key (32 bytes).
@@ -21,44 +32,86 @@ public struct AuditCheckpoint: Sendable, Equatable {
     /// The Ed25519 signature (64 bytes) of ``message``.
     public var signature: [UInt8]
 
-    /// Creates a checkpoint from its parts.
+    /// A version 1 checkpoint from its parts.
     public init(seq: Int64, headHash: [UInt8], signedAtMicros: Int64, publicKey: [UInt8], signature: [UInt8]) {
+        self.version = 1
         self.seq = seq
         self.headHash = headHash
+        self.heads = []
         self.signedAtMicros = signedAtMicros
         self.publicKey = publicKey
         self.signature = signature
     }
 
-    /// Signs the head `(seq, headHash)` now with `key`.
-    public static func sign(seq: Int64, headHash: [UInt8], key: Ed25519PrivateKey,
-                            at date: Date = Date()) throws(CryptographyError) -> AuditCheckpoint {
+    /// A version 2 checkpoint from its parts.
+    public init(heads: [AuditChainHead], signedAtMicros: Int64, publicKey: [UInt8], signature: [UInt8]) {
+        self.version = 2
+        self.seq = heads.map(\.seq).max() ?? 0
+        self.headHash = []
+        self.heads = heads
+        self.signedAtMicros = signedAtMicros
+        self.publicKey = publicKey
+        self.signature = signature
+    }
+
+    /// Signs `heads` (every chain, ascending) now with `key`: a version 2 checkpoint.
+    public static func sign(heads: [AuditChainHead], key: Ed25519PrivateKey, at date: Date = Date()) throws(CryptographyError) -> AuditCheckpoint {
+        let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
+        let signature = try key.signature(for: message(heads: heads, signedAtMicros: micros))
+        return AuditCheckpoint(heads: heads, signedAtMicros: micros, publicKey: key.publicKey.rawRepresentation, signature: signature)
+    }
+
+    /// Signs a version 1 checkpoint (only tests make these now: the single chain before 0009).
+    public static func signLegacy(seq: Int64, headHash: [UInt8], key: Ed25519PrivateKey,
+                                  at date: Date = Date()) throws(CryptographyError) -> AuditCheckpoint {
         let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
         let signature = try key.signature(for: message(seq: seq, headHash: headHash, signedAtMicros: micros))
         return AuditCheckpoint(seq: seq, headHash: headHash, signedAtMicros: micros, publicKey: key.publicKey.rawRepresentation,
                                signature: signature)
     }
 
-    /// The signed bytes: the tag as audit text (`0x01`, 4-byte big-endian length, UTF-8), `seq` and
-    /// `signed_at` (microseconds) as 8-byte big-endian signed integers around the 32-byte head hash.
-    public static func message(seq: Int64, headHash: [UInt8], signedAtMicros: Int64) -> [UInt8] {
+    static func tag(_ text: String) -> [UInt8] {
         var out: [UInt8] = [1]
-        let tag = Array(messageTag.utf8)
-        withUnsafeBytes(of: UInt32(tag.count).bigEndian) { out.append(contentsOf: $0) }
-        out.append(contentsOf: tag)
+        let bytes = Array(text.utf8)
+        withUnsafeBytes(of: UInt32(bytes.count).bigEndian) { out.append(contentsOf: $0) }
+        return out + bytes
+    }
+
+    /// The version 1 message: the tag as audit text (`0x01`, 4-byte big-endian length, UTF-8),
+    /// `seq` and `signed_at` (microseconds) as 8-byte big-endian signed integers around the 32-byte head hash.
+    public static func message(seq: Int64, headHash: [UInt8], signedAtMicros: Int64) -> [UInt8] {
+        var out = tag(legacyMessageTag)
         withUnsafeBytes(of: seq.bigEndian) { out.append(contentsOf: $0) }
         out.append(contentsOf: headHash)
         withUnsafeBytes(of: signedAtMicros.bigEndian) { out.append(contentsOf: $0) }
         return out
     }
 
+    /// The version 2 message: the tag as audit text, `signed_at` (microseconds) as an 8-byte and the
+    /// number of heads as a 4-byte big-endian integer, then the heads as ``AuditChainHead/encode(_:)``
+    /// writes them (2-byte chain, 8-byte seq, 32-byte hash each).
+    public static func message(heads: [AuditChainHead], signedAtMicros: Int64) -> [UInt8] {
+        var out = tag(messageTag)
+        withUnsafeBytes(of: signedAtMicros.bigEndian) { out.append(contentsOf: $0) }
+        withUnsafeBytes(of: UInt32(heads.count).bigEndian) { out.append(contentsOf: $0) }
+        return out + AuditChainHead.encode(heads)
+    }
+
     /// The bytes this checkpoint's signature covers.
-    public var message: [UInt8] { Self.message(seq: seq, headHash: headHash, signedAtMicros: signedAtMicros) }
+    public var message: [UInt8] {
+        version == 1 ? Self.message(seq: seq, headHash: headHash, signedAtMicros: signedAtMicros)
+            : Self.message(heads: heads, signedAtMicros: signedAtMicros)
+    }
 
     /// True when ``signature`` is ``publicKey``'s signature of ``message``.
     public var hasValidSignature: Bool {
         guard let key = try? Ed25519PublicKey(rawRepresentation: publicKey) else { return false }
         return key.isValidSignature(signature, for: message)
+    }
+
+    /// The heads this checkpoint vouches for: version 2's list, or version 1's single head (chain 0).
+    public var anchoredHeads: [AuditChainHead] {
+        version == 1 ? [AuditChainHead(chain: 0, seq: seq, hash: headHash)] : heads
     }
 
     /// `signed_at` as a date.

@@ -1,10 +1,25 @@
 import Cryptography
 import Foundation
 
-/// One stored audit event: a link of the hash chain described in `docs/audit.md`.
+/// One stored audit event: a link of one of the hash chains described in `docs/audit.md`.
 public struct AuditEvent: Sendable, Equatable {
-    /// Position in the chain, from 1, without gaps.
+    /// The canonical encodings an event's hash can use.
+    public enum Encoding: Int16, Sendable, CaseIterable {
+        /// `countersign.audit/v1`: events from before the chains (migration 0009), all on chain 0.
+        case v1 = 1
+        /// `countersign.audit/v2`: also hashes the chain number.
+        case v2 = 2
+
+        /// The tag that starts the canonical bytes.
+        public var tag: String { self == .v1 ? "countersign.audit/v1" : "countersign.audit/v2" }
+    }
+
+    /// The global sequence number: unique, increasing along every chain, with gaps.
     public var seq: Int64
+    /// The chain this event links into (see ``AuditLog/chain(for:)``).
+    public var chain: Int16
+    /// Which canonical encoding ``hash`` covers.
+    public var encoding: Encoding
     /// When the event was appended, in whole microseconds since the Unix epoch.
     public var occurredAtMicros: Int64
     /// The API key that acted (`nil` for the CLI or the system).
@@ -23,15 +38,18 @@ public struct AuditEvent: Sendable, Equatable {
     public var userAgent: String?
     /// The exact JSON text that was hashed (an object whose values are strings).
     public var detailsJSON: String
-    /// The previous event's hash (32 zero bytes for seq 1).
+    /// The previous event's hash in the same chain (32 zero bytes for a chain's first event).
     public var prevHash: [UInt8]
     /// `SHA-256(prevHash || canonicalBytes)`.
     public var hash: [UInt8]
 
     /// Creates an event value (the log makes them; tests and tools rebuild them to recompute hashes).
     public init(seq: Int64, occurredAtMicros: Int64, actorKeyID: UUID?, actorRole: String?, action: String, subject: String,
-                requestID: String?, clientAddress: String?, userAgent: String?, detailsJSON: String, prevHash: [UInt8], hash: [UInt8]) {
+                requestID: String?, clientAddress: String?, userAgent: String?, detailsJSON: String, prevHash: [UInt8], hash: [UInt8],
+                chain: Int16 = 0, encoding: Encoding = .v2) {
         self.seq = seq
+        self.chain = chain
+        self.encoding = encoding
         self.occurredAtMicros = occurredAtMicros
         self.actorKeyID = actorKeyID
         self.actorRole = actorRole
@@ -53,17 +71,15 @@ public struct AuditEvent: Sendable, Equatable {
         (try? JSONDecoder().decode([String: String].self, from: Data(detailsJSON.utf8))) ?? [:]
     }
 
-    /// The hash of the first event's predecessor.
+    /// The hash of every chain's first event's predecessor.
     public static let genesisHash = [UInt8](repeating: 0, count: 32)
 
-    /// The version tag that starts every canonical encoding.
-    public static let encodingTag = "countersign.audit/v1"
-
     /// The canonical bytes of an event (everything but the hashes), as documented in `docs/audit.md`:
-    /// the tag, seq and time as 8-byte big-endian integers, then each optional text field as
-    /// `0x00` (null) or `0x01` + 4-byte big-endian length + UTF-8 bytes, in a fixed order.
-    public static func canonicalBytes(seq: Int64, occurredAtMicros: Int64, actorKeyID: UUID?, actorRole: String?,
-                                      action: String, subject: String, requestID: String?, clientAddress: String?,
+    /// the tag, (v2 only: the chain as a 2-byte big-endian integer,) seq and time as 8-byte
+    /// big-endian integers, then each optional text field as `0x00` (null) or `0x01` + 4-byte
+    /// big-endian length + UTF-8 bytes, in a fixed order.
+    public static func canonicalBytes(encoding: Encoding = .v2, chain: Int16 = 0, seq: Int64, occurredAtMicros: Int64, actorKeyID: UUID?,
+                                      actorRole: String?, action: String, subject: String, requestID: String?, clientAddress: String?,
                                       userAgent: String?, detailsJSON: String) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(256 + detailsJSON.utf8.count)
@@ -74,7 +90,8 @@ public struct AuditEvent: Sendable, Equatable {
             withUnsafeBytes(of: UInt32(bytes.count).bigEndian) { out.append(contentsOf: $0) }
             out.append(contentsOf: bytes)
         }
-        field(encodingTag)
+        field(encoding.tag)
+        if encoding == .v2 { withUnsafeBytes(of: chain.bigEndian) { out.append(contentsOf: $0) } }
         withUnsafeBytes(of: seq.bigEndian) { out.append(contentsOf: $0) }
         withUnsafeBytes(of: occurredAtMicros.bigEndian) { out.append(contentsOf: $0) }
         field(actorKeyID?.uuidString.lowercased())
@@ -98,7 +115,7 @@ public struct AuditEvent: Sendable, Equatable {
 
     /// This event's canonical bytes.
     public var canonicalBytes: [UInt8] {
-        Self.canonicalBytes(seq: seq, occurredAtMicros: occurredAtMicros, actorKeyID: actorKeyID, actorRole: actorRole,
+        Self.canonicalBytes(encoding: encoding, chain: chain, seq: seq, occurredAtMicros: occurredAtMicros, actorKeyID: actorKeyID, actorRole: actorRole,
                             action: action, subject: subject, requestID: requestID, clientAddress: clientAddress,
                             userAgent: userAgent, detailsJSON: detailsJSON)
     }

@@ -1,3 +1,4 @@
+import Cryptography
 import Foundation
 import Postgres
 
@@ -41,14 +42,22 @@ public struct AuditPage: Sendable, Equatable {
 
 /// The append-only, hash-chained audit log (`audit_events`, see `docs/audit.md`).
 ///
-/// Appends run inside the caller's transaction so an event commits or rolls back with the change
-/// it records. Each append first calls `countersign_audit_head()`, which takes a transaction-scoped
-/// advisory lock: appends are serialised until commit, so concurrent writers never fork the
-/// chain, and `seq` has no gaps. Appending requires READ COMMITTED (the default) so the head read
-/// after the lock sees the last committed event; the primary key on `seq` rejects any fork anyway.
+/// Events form ``chainCount`` independent chains; an event's chain is derived from its subject
+/// (``chain(for:)``), so every event of one delivery or key is on one chain. Appends run inside the
+/// caller's transaction so an event commits or rolls back with the change it records. An append
+/// locks its chain's row in `audit_chains` (`FOR UPDATE`, through
+/// `countersign_audit_lock_chains`, which locks several chains in ascending order so appends never
+/// deadlock), draws its global `seq` from `audit_events_seq` under that lock, links `prev_hash` to
+/// the chain's head, inserts the event and moves the head. The lock is held until commit, so
+/// appends to one chain are serialised and never fork it, while appends to different chains
+/// commit concurrently. Appending requires READ COMMITTED (the default) so the locked head row is
+/// the newest committed one.
 public struct AuditLog: Sendable {
     let database: PostgresClient
     let batcher: AuditBatcher
+
+    /// The number of chains (`audit_chains` rows made by migration 0009).
+    public static let chainCount: Int16 = 16
 
     /// Creates the log over `database`.
     public init(database: PostgresClient) {
@@ -58,54 +67,85 @@ public struct AuditLog: Sendable {
 
     static let columns = """
         seq, occurred_at, actor_key_id, actor_role, action, subject, request_id, client_address, user_agent,
-        details_text, prev_hash, hash
+        details_text, prev_hash, hash, chain, encoding
         """
 
+    /// The chain of events about `subject`: the first two bytes of SHA-256(subject), big-endian,
+    /// modulo ``chainCount``.
+    public static func chain(for subject: String) -> Int16 {
+        let digest = SHA256.hash(Array(subject.utf8))
+        return Int16((Int(digest[0]) << 8 | Int(digest[1])) % Int(chainCount))
+    }
+
     /// Appends an event in the transaction `session` is in; hold the transaction open only briefly
-    /// afterwards, since other appends wait for its commit.
+    /// afterwards, since other appends to the same chain wait for its commit.
     @discardableResult
     public static func append(_ action: AuditAction, subject: String, details: [String: String] = [:], origin: AuditOrigin,
                               in session: PostgresSession) async throws -> AuditEvent {
         try await append([AuditEntry(action: action, subject: subject, details: details, origin: origin)], in: session)[0]
     }
 
-    /// Appends `entries`, chained in order, in the transaction `session` is in: one audit lock and
-    /// one multi-row INSERT for all of them.
+    /// Appends `entries`, each on its subject's chain and chained in order within it, in the
+    /// transaction `session` is in: one round trip locks every chain concerned (ascending) and
+    /// draws the numbers, one statement inserts the events and moves the heads.
     static func append(_ entries: [AuditEntry], in session: PostgresSession) async throws -> [AuditEvent] {
-        let head = try await session.query("SELECT head_seq, head_hash FROM countersign_audit_head()")
-        var seq: Int64 = 1
-        var prevHash = AuditEvent.genesisHash
-        if let row = head.first {
-            seq = try row.decode(Int64.self, 0) + 1
-            prevHash = try row.decode([UInt8].self, 1)
+        let chains = entries.map { chain(for: $0.subject) }
+        var counts: [Int16: Int] = [:]
+        for chain in chains { counts[chain, default: 0] += 1 }
+        let wanted = counts.keys.sorted()
+        let locked = try await session.query("""
+            SELECT locked_chain, locked_head_seq, locked_head_hash, array_to_string(seqs, ',')
+            FROM countersign_audit_lock_chains($1::smallint[], $2::int[])
+            """, ["{" + wanted.map(String.init).joined(separator: ",") + "}",
+                  "{" + wanted.map { String(counts[$0]!) }.joined(separator: ",") + "}"])
+        var heads: [Int16: AuditChainHead] = [:]
+        var numbers: [Int16: ArraySlice<Int64>] = [:]
+        for row in locked.rows {
+            let chain = Int16(try row.decode(Int64.self, 0))
+            heads[chain] = AuditChainHead(chain: chain, seq: try row.decode(Int64.self, 1), hash: try row.decode([UInt8].self, 2))
+            numbers[chain] = ArraySlice(try row.decode(String.self, 3).split(separator: ",").compactMap { Int64($0) }.sorted())
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var events: [AuditEvent] = []
         var rows: [String] = []
         var parameters: [any PostgresBindable] = []
-        for entry in entries {
+        for (entry, chain) in zip(entries, chains) {
+            guard let head = heads[chain], let seq = numbers[chain]?.popFirst() else {
+                throw PostgresError(.decodingFailed, message: "audit chain \(chain) was not locked")
+            }
             let detailsJSON = String(decoding: try encoder.encode(entry.details), as: UTF8.self)
             let micros = Int64((Date().timeIntervalSince1970 * 1_000_000).rounded())
             let origin = entry.origin
             var event = AuditEvent(seq: seq, occurredAtMicros: micros, actorKeyID: origin.actor?.keyID, actorRole: origin.role,
                                    action: entry.action.rawValue, subject: entry.subject, requestID: origin.requestID,
                                    clientAddress: origin.clientAddress, userAgent: origin.userAgent.map { String($0.prefix(512)) },
-                                   detailsJSON: detailsJSON, prevHash: prevHash, hash: [])
+                                   detailsJSON: detailsJSON, prevHash: head.hash, hash: [], chain: chain, encoding: .v2)
             event.hash = event.recomputedHash
+            heads[chain] = AuditChainHead(chain: chain, seq: seq, hash: event.hash)
             let base = parameters.count
-            rows.append("($\(base + 1), $\(base + 2), $\(base + 3), $\(base + 4)::text, $\(base + 5), $\(base + 6), $\(base + 7)::text, "
-                        + "$\(base + 8)::text, $\(base + 9)::text, $\(base + 10), $\(base + 11), $\(base + 12))")
-            parameters += [event.seq, AuditTimestamp(micros: event.occurredAtMicros), event.actorKeyID, event.actorRole, event.action,
-                           event.subject, event.requestID, event.clientAddress, event.userAgent, event.detailsJSON,
+            rows.append("($\(base + 1), $\(base + 2)::smallint, 2, $\(base + 3), $\(base + 4), $\(base + 5)::text, $\(base + 6), "
+                        + "$\(base + 7), $\(base + 8)::text, $\(base + 9)::text, $\(base + 10)::text, $\(base + 11), $\(base + 12), "
+                        + "$\(base + 13))")
+            parameters += [event.seq, event.chain, AuditTimestamp(micros: event.occurredAtMicros), event.actorKeyID, event.actorRole,
+                           event.action, event.subject, event.requestID, event.clientAddress, event.userAgent, event.detailsJSON,
                            PostgresBytes(event.prevHash), PostgresBytes(event.hash)]
             events.append(event)
-            seq += 1
-            prevHash = event.hash
+        }
+        var moved: [String] = []
+        for chain in wanted {
+            let head = heads[chain]!
+            let base = parameters.count
+            moved.append("($\(base + 1)::smallint, $\(base + 2)::bigint, $\(base + 3)::bytea)")
+            parameters += [head.chain, head.seq, PostgresBytes(head.hash)]
         }
         try await session.execute("""
-            INSERT INTO audit_events (seq, occurred_at, actor_key_id, actor_role, action, subject, request_id, client_address,
-                user_agent, details_text, prev_hash, hash)
+            WITH moved AS (
+                UPDATE audit_chains c SET head_seq = v.seq, head_hash = v.hash
+                FROM (VALUES \(moved.joined(separator: ", "))) AS v(chain, seq, hash) WHERE c.chain = v.chain
+            )
+            INSERT INTO audit_events (seq, chain, encoding, occurred_at, actor_key_id, actor_role, action, subject, request_id,
+                client_address, user_agent, details_text, prev_hash, hash)
             VALUES \(rows.joined(separator: ", "))
             """, parameters)
         return events
@@ -113,7 +153,7 @@ public struct AuditLog: Sendable {
 
     /// Appends an event in a transaction of its own (reads of proof content, exports) and returns
     /// once it is committed. Concurrent calls are group-committed: while one batch commits, the
-    /// next ones queue and then go in together, one lock and one commit for many events.
+    /// next ones queue and then go in together, one commit for many events (each chain locked once).
     @discardableResult
     public func append(_ action: AuditAction, subject: String, details: [String: String] = [:],
                        origin: AuditOrigin) async throws -> AuditEvent {
@@ -137,10 +177,12 @@ public struct AuditLog: Sendable {
         return AuditPage(events: page.rows, nextSeq: page.nextSeq)
     }
 
-    /// Up to `limit` events after `seq`, by ascending seq, read in `session`.
-    static func page(after seq: Int64, limit: Int, in session: PostgresSession) async throws -> [AuditEvent] {
-        try await session.query("SELECT \(columns) FROM audit_events WHERE seq > $1 ORDER BY seq LIMIT $2", [seq, limit])
-            .rows.map(event)
+    /// Up to `limit` events after `(seq, occurred_at)`, by ascending primary key, read in `session`
+    /// (a duplicated seq, which only tampering can make, is read twice, not skipped).
+    static func page(after key: (Int64, AuditTimestamp), limit: Int, in session: PostgresSession) async throws -> [AuditEvent] {
+        try await session.query(
+            "SELECT \(columns) FROM audit_events WHERE (seq, occurred_at) > ($1, $2) ORDER BY seq, occurred_at LIMIT $3",
+            [key.0, key.1, limit]).rows.map(event)
     }
 
     static func event(_ row: PostgresRow) throws -> AuditEvent {
@@ -149,6 +191,8 @@ public struct AuditLog: Sendable {
                    action: try row.decode(String.self, 4), subject: try row.decode(String.self, 5),
                    requestID: try row.decode(String?.self, 6), clientAddress: try row.decode(String?.self, 7),
                    userAgent: try row.decode(String?.self, 8), detailsJSON: try row.decode(String.self, 9),
-                   prevHash: try row.decode([UInt8].self, 10), hash: try row.decode([UInt8].self, 11))
+                   prevHash: try row.decode([UInt8].self, 10), hash: try row.decode([UInt8].self, 11),
+                   chain: Int16(try row.decode(Int64.self, 12)),
+                   encoding: AuditEvent.Encoding(rawValue: Int16(try row.decode(Int64.self, 13))) ?? .v2)
     }
 }

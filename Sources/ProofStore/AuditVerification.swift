@@ -1,7 +1,8 @@
-/// The outcome of walking the audit chain.
+/// The outcome of walking the audit chains.
 public enum AuditVerification: Sendable, Equatable {
-    /// Every event and every referenced proof checked out.
-    case ok(count: Int64, headHash: [UInt8])
+    /// Every event, every chain head, every referenced proof and every stored checkpoint checked
+    /// out: `count` events in all, and each chain's head (ascending chain, empty chains included).
+    case ok(count: Int64, heads: [AuditChainHead])
     /// The first place the record stops being consistent.
     case broken(AuditBreak)
 }
@@ -14,8 +15,18 @@ public struct AuditBreak: Sendable, Equatable {
         case hashMismatch = "hash_mismatch"
         /// The event's `prev_hash` is not the previous event's hash.
         case prevMismatch = "prev_mismatch"
-        /// A sequence number is missing (an event was deleted).
+        /// A sequence number is missing from the legacy (v1) part of chain 0, whose numbers had no
+        /// gaps. Gaps between v2 events are normal (a rolled-back append keeps its number).
         case gap
+        /// Two events share a sequence number (the primary key includes `occurred_at`, so only
+        /// verification can tell).
+        case duplicateSeq = "duplicate_seq"
+        /// The event names a chain `audit_chains` does not have.
+        case unknownChain = "unknown_chain"
+        /// A v1 (legacy) event that is not in the legacy prefix of chain 0.
+        case encodingInvalid = "encoding_invalid"
+        /// A chain's head in `audit_chains` is not its newest event (`seq` is the head named there).
+        case headMismatch = "head_mismatch"
         /// The stored PNG does not hash to the digest recorded for it.
         case proofPNGMismatch = "proof_png_mismatch"
         /// The stored original body does not hash to the digest recorded for it.
@@ -33,6 +44,8 @@ public struct AuditBreak: Sendable, Equatable {
 
     /// The sequence number at which the chain breaks (the missing one for a gap).
     public var seq: Int64
+    /// The chain concerned, when one is.
+    public var chain: Int16?
     /// What failed.
     public var kind: Kind
     /// The value the chain vouches for (hex digest or sequence number).
@@ -45,8 +58,10 @@ public struct AuditBreak: Sendable, Equatable {
     public var proofID: String?
 
     /// Creates a break report.
-    public init(seq: Int64, kind: Kind, expected: String, found: String, subject: String? = nil, proofID: String? = nil) {
+    public init(seq: Int64, kind: Kind, expected: String, found: String, subject: String? = nil, proofID: String? = nil,
+                chain: Int16? = nil) {
         self.seq = seq
+        self.chain = chain
         self.kind = kind
         self.expected = expected
         self.found = found

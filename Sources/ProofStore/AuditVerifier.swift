@@ -2,18 +2,23 @@ import Cryptography
 import Foundation
 import Postgres
 
-/// Walks the audit chain in constant memory and re-hashes every proof it vouches for.
+/// Walks the audit chains in constant memory and re-hashes every proof they vouch for.
 ///
-/// Events are read by ascending seq in pages of ``pageSize``, inside one REPEATABLE READ, READ ONLY
-/// transaction (one consistent snapshot, no locks that block appends). For every event it checks,
-/// in this order: the seq follows the previous one (`gap`), the stored hash is
-/// `SHA-256(prev_hash || canonical bytes)` (`hash_mismatch`), and `prev_hash` is the previous
-/// event's hash (`prev_mismatch`). For a `proof_recorded` event it then reads the proof (in batches
-/// of ``proofBatchSize``), re-hashes its original body and its PNG, and compares both with the
-/// digests in the event's details and the digests stored in the proofs table.
+/// Events are read by ascending `(seq, occurred_at)` in pages of ``pageSize``, inside one
+/// REPEATABLE READ, READ ONLY transaction (one consistent snapshot, no locks that block appends),
+/// keeping the running head of every chain (``AuditLog/chainCount`` of them: constant memory). For
+/// every event it checks, in this order: its seq is not the previous event's (`duplicate_seq`);
+/// its chain is one of `audit_chains` (`unknown_chain`); a v1 event lies in the legacy prefix of
+/// chain 0 (`encoding_invalid`) with no gap in its numbers (`gap`); the stored hash is
+/// `SHA-256(prev_hash || canonical bytes)` (`hash_mismatch`); `prev_hash` is the hash of the
+/// previous event of the same chain (`prev_mismatch`). For a `proof_recorded` event it then reads
+/// the proof (in batches of ``proofBatchSize``), re-hashes its original body and its PNG, and
+/// compares both with the digests in the event's details and those stored in the proofs table.
+/// After the walk, every head in `audit_chains` must be its chain's newest event (`head_mismatch`),
+/// and every stored checkpoint must hold (`checkpoint_*`).
 public struct AuditVerifier: Sendable {
     let database: PostgresClient
-    /// Events read per round trip.
+    /// Events (and checkpoints) read per round trip.
     public var pageSize: Int
     /// Proofs (body + PNG) read per round trip.
     public var proofBatchSize: Int
@@ -25,68 +30,105 @@ public struct AuditVerifier: Sendable {
         self.proofBatchSize = proofBatchSize
     }
 
-    /// Verifies the whole chain, then every stored signed checkpoint against it: each must carry a
-    /// valid Ed25519 signature (by one of `trustedPublicKeys` when given) and name a `seq` the chain
-    /// still has, with the same hash — a checkpoint beyond the chain's end means its tail was removed.
+    /// The running state of the walk.
+    struct Walk {
+        /// Each chain's newest event so far, keyed by chain (the chains of `audit_chains`).
+        var heads: [Int16: AuditChainHead]
+        /// Chain 0 has had only v1 events so far.
+        var legacyOpen = true
+        /// The previous event's seq (0 before the first).
+        var lastSeq: Int64 = 0
+        /// Events checked.
+        var count: Int64 = 0
+    }
+
+    /// Verifies every chain, the heads recorded in `audit_chains`, then every stored signed
+    /// checkpoint: each must carry a valid Ed25519 signature (by one of `trustedPublicKeys` when
+    /// given) and every head it signs must still be in its chain with the same hash — a head
+    /// beyond the chain's end means its tail was removed.
     public func verify(trustedPublicKeys: [Ed25519PublicKey] = []) async throws -> AuditVerification {
         try await database.withTransaction(isolation: "REPEATABLE READ, READ ONLY") { session in
-            var expectedSeq: Int64 = 1
-            var prevHash = AuditEvent.genesisHash
-            var lastSeq: Int64 = 0
+            let recorded = try await AuditCheckpointStore.heads(in: session)
+            var walk = Walk(heads: Dictionary(uniqueKeysWithValues: recorded.map { ($0.chain, AuditChainHead.empty($0.chain)) }))
+            var after: (Int64, AuditTimestamp) = (0, AuditTimestamp(micros: 0))  // every seq is >= 1
             while true {
-                let events = try await AuditLog.page(after: lastSeq, limit: pageSize, in: session)
-                if events.isEmpty { break }
+                let events = try await AuditLog.page(after: after, limit: pageSize, in: session)
+                guard let last = events.last else { break }
+                after = (last.seq, AuditTimestamp(micros: last.occurredAtMicros))
                 let digests = try await proofDigests(for: events, in: session)
                 for event in events {
-                    if let failure = check(event, expectedSeq: expectedSeq, prevHash: prevHash, digests: digests) {
-                        return .broken(failure)
-                    }
-                    expectedSeq = event.seq + 1
-                    prevHash = event.hash
-                    lastSeq = event.seq
+                    if let failure = check(event, walk: &walk, digests: digests) { return .broken(failure) }
                 }
             }
-            if let failure = try await checkCheckpoints(chainLength: expectedSeq - 1, trusted: trustedPublicKeys, in: session) {
+            for head in recorded {
+                let walked = walk.heads[head.chain] ?? .empty(head.chain)
+                if walked != head {
+                    return .broken(AuditBreak(seq: walked.seq, kind: .headMismatch, expected: "\(walked.seq) \(walked.hash.hexString)",
+                                              found: "\(head.seq) \(head.hash.hexString)", subject: "chain:\(head.chain)", chain: head.chain))
+                }
+            }
+            if let failure = try await checkCheckpoints(walk: walk, trusted: trustedPublicKeys, in: session) {
                 return .broken(failure)
             }
-            return .ok(count: expectedSeq - 1, headHash: prevHash)
+            return .ok(count: walk.count, heads: recorded)
         }
     }
 
-    /// Checks the stored checkpoints (in pages, oldest first) against the chain just verified.
-    func checkCheckpoints(chainLength: Int64, trusted: [Ed25519PublicKey], in session: PostgresSession) async throws -> AuditBreak? {
+    /// Checks the stored checkpoints (in pages, oldest first) against the chains just verified.
+    func checkCheckpoints(walk: Walk, trusted: [Ed25519PublicKey], in session: PostgresSession) async throws -> AuditBreak? {
         var lastID: Int64 = 0
         while true {
             let rows = try await session.query("""
-                SELECT c.id, c.seq, c.head_hash, c.signed_at, c.public_key, c.signature, e.hash
-                FROM audit_checkpoints c LEFT JOIN audit_events e ON e.seq = c.seq
-                WHERE c.id > $1 ORDER BY c.id LIMIT $2
+                SELECT id, \(AuditCheckpointStore.columns) FROM audit_checkpoints WHERE id > $1 ORDER BY id LIMIT $2
                 """, [lastID, pageSize]).rows
-            if rows.isEmpty { return nil }
+            guard let lastRow = rows.last else { return nil }
+            lastID = try lastRow.decode(Int64.self, 0)
+            var checkpoints: [(Int64, AuditCheckpoint)] = []
             for row in rows {
-                lastID = try row.decode(Int64.self, 0)
-                let checkpoint = AuditCheckpoint(
-                    seq: try row.decode(Int64.self, 1), headHash: try row.decode([UInt8].self, 2),
-                    signedAtMicros: try row.decode(AuditTimestamp.self, 3).micros, publicKey: try row.decode([UInt8].self, 4),
-                    signature: try row.decode([UInt8].self, 5))
-                let subject = "checkpoint:\(lastID)"
-                if !checkpoint.hasValidSignature {
-                    return AuditBreak(seq: checkpoint.seq, kind: .checkpointSignatureInvalid, expected: "a valid Ed25519 signature",
-                                      found: checkpoint.signature.hexString, subject: subject)
-                }
-                if !trusted.isEmpty, !trusted.contains(where: { $0.rawRepresentation == checkpoint.publicKey }) {
-                    return AuditBreak(seq: checkpoint.seq, kind: .checkpointUntrustedKey,
-                                      expected: trusted.map { $0.rawRepresentation.hexString }.joined(separator: ","),
-                                      found: checkpoint.publicKey.hexString, subject: subject)
-                }
-                let chainHash: [UInt8]? = checkpoint.seq == 0 ? AuditEvent.genesisHash : try row.decode([UInt8]?.self, 6)
-                if checkpoint.seq > chainLength || chainHash != checkpoint.headHash {
-                    return AuditBreak(seq: checkpoint.seq, kind: .checkpointMismatch, expected: checkpoint.headHash.hexString,
-                                      found: checkpoint.seq > chainLength ? "chain ends at \(chainLength)" : (chainHash?.hexString ?? ""),
-                                      subject: subject)
+                checkpoints.append((try row.decode(Int64.self, 0), try AuditCheckpointStore.checkpoint(row, from: 1)))
+            }
+            let seqs = Set(checkpoints.flatMap { $0.1.anchoredHeads.map(\.seq) }.filter { $0 > 0 })
+            var events: [Int64: (chain: Int16, hash: [UInt8])] = [:]
+            if !seqs.isEmpty {
+                let found = try await session.query("""
+                    SELECT seq, chain, hash FROM audit_events WHERE seq = ANY(string_to_array($1, ',')::bigint[])
+                    """, [seqs.map(String.init).joined(separator: ",")])
+                for row in found.rows {
+                    events[try row.decode(Int64.self, 0)] = (Int16(try row.decode(Int64.self, 1)), try row.decode([UInt8].self, 2))
                 }
             }
+            for (id, checkpoint) in checkpoints {
+                if let failure = check(checkpoint, id: id, walk: walk, events: events, trusted: trusted) { return failure }
+            }
         }
+    }
+
+    func check(_ checkpoint: AuditCheckpoint, id: Int64, walk: Walk, events: [Int64: (chain: Int16, hash: [UInt8])],
+               trusted: [Ed25519PublicKey]) -> AuditBreak? {
+        let subject = "checkpoint:\(id)"
+        if !checkpoint.hasValidSignature {
+            return AuditBreak(seq: checkpoint.seq, kind: .checkpointSignatureInvalid, expected: "a valid Ed25519 signature",
+                              found: checkpoint.signature.hexString, subject: subject)
+        }
+        if !trusted.isEmpty, !trusted.contains(where: { $0.rawRepresentation == checkpoint.publicKey }) {
+            return AuditBreak(seq: checkpoint.seq, kind: .checkpointUntrustedKey,
+                              expected: trusted.map { $0.rawRepresentation.hexString }.joined(separator: ","),
+                              found: checkpoint.publicKey.hexString, subject: subject)
+        }
+        for head in checkpoint.anchoredHeads {
+            guard let chainEnd = walk.heads[head.chain] else {
+                return AuditBreak(seq: head.seq, kind: .checkpointMismatch, expected: head.hash.hexString,
+                                  found: "no chain \(head.chain)", subject: subject, chain: head.chain)
+            }
+            let found = head.seq == 0 ? (head.chain, AuditEvent.genesisHash) : events[head.seq]
+            if let found, found.chain == head.chain, found.hash == head.hash { continue }
+            let description = chainEnd.seq < head.seq ? "chain \(head.chain) ends at \(chainEnd.seq)"
+                : found.map { $0.chain == head.chain ? $0.hash.hexString : "event \(head.seq) is on chain \($0.chain)" }
+                ?? "no event \(head.seq)"
+            return AuditBreak(seq: head.seq, kind: .checkpointMismatch, expected: head.hash.hexString, found: description,
+                              subject: subject, chain: head.chain)
+        }
+        return nil
     }
 
     /// Digests recomputed from the stored bytes, and those stored beside them.
@@ -97,35 +139,54 @@ public struct AuditVerifier: Sendable {
         var storedPNG: [UInt8]
     }
 
-    func check(_ event: AuditEvent, expectedSeq: Int64, prevHash: [UInt8], digests: [UUID: ProofDigests]) -> AuditBreak? {
-        if event.seq != expectedSeq {
-            return AuditBreak(seq: expectedSeq, kind: .gap, expected: String(expectedSeq), found: String(event.seq), subject: event.subject)
+    /// Checks one event against the walk so far and, when it holds, advances the walk.
+    func check(_ event: AuditEvent, walk: inout Walk, digests: [UUID: ProofDigests]) -> AuditBreak? {
+        func failure(_ kind: AuditBreak.Kind, _ expected: String, _ found: String, seq: Int64? = nil) -> AuditBreak {
+            AuditBreak(seq: seq ?? event.seq, kind: kind, expected: expected, found: found, subject: event.subject, chain: event.chain)
+        }
+        if event.seq == walk.lastSeq {
+            return failure(.duplicateSeq, "one event \(event.seq)", "two or more")
+        }
+        guard let head = walk.heads[event.chain] else {
+            return failure(.unknownChain, "a chain of audit_chains", String(event.chain))
+        }
+        switch event.encoding {
+        case .v1:
+            if event.chain != 0 || !walk.legacyOpen {
+                return failure(.encodingInvalid, "countersign.audit/v2", "countersign.audit/v1 on chain \(event.chain)")
+            }
+            if event.seq != head.seq + 1 {
+                return failure(.gap, String(head.seq + 1), String(event.seq), seq: head.seq + 1)
+            }
+        case .v2:
+            if event.chain == 0 { walk.legacyOpen = false }
         }
         let recomputed = event.recomputedHash
         if recomputed != event.hash {
-            return AuditBreak(seq: event.seq, kind: .hashMismatch, expected: recomputed.hexString, found: event.hash.hexString,
-                              subject: event.subject)
+            return failure(.hashMismatch, recomputed.hexString, event.hash.hexString)
         }
-        if event.prevHash != prevHash {
-            return AuditBreak(seq: event.seq, kind: .prevMismatch, expected: prevHash.hexString, found: event.prevHash.hexString,
-                              subject: event.subject)
+        if event.prevHash != head.hash {
+            return failure(.prevMismatch, head.hash.hexString, event.prevHash.hexString)
         }
+        walk.heads[event.chain] = AuditChainHead(chain: event.chain, seq: event.seq, hash: event.hash)
+        walk.lastSeq = event.seq
+        walk.count += 1
         guard event.action == AuditAction.proofRecorded.rawValue else { return nil }
         let details = event.details
         let proofText = details["proof_id"] ?? ""
         guard let proofID = UUID(uuidString: proofText), let stored = digests[proofID] else {
             return AuditBreak(seq: event.seq, kind: .proofMissing, expected: proofText, found: "", subject: event.subject,
-                              proofID: proofText)
+                              proofID: proofText, chain: event.chain)
         }
         let recordedBody = details["points_sha256"] ?? ""
         for found in [stored.storedBody.hexString, stored.body.hexString] where found != recordedBody {
             return AuditBreak(seq: event.seq, kind: .proofBodyMismatch, expected: recordedBody, found: found, subject: event.subject,
-                              proofID: proofText)
+                              proofID: proofText, chain: event.chain)
         }
         let recordedPNG = details["png_sha256"] ?? ""
         for found in [stored.storedPNG.hexString, stored.png.hexString] where found != recordedPNG {
             return AuditBreak(seq: event.seq, kind: .proofPNGMismatch, expected: recordedPNG, found: found, subject: event.subject,
-                              proofID: proofText)
+                              proofID: proofText, chain: event.chain)
         }
         return nil
     }

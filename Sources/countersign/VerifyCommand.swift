@@ -5,7 +5,7 @@ import Postgres
 import ProofAPI
 import ProofStore
 
-/// `countersign verify --database` walks the audit chain in the database, recomputes every hash,
+/// `countersign verify --database` walks the audit chains in the database, recomputes every hash,
 /// re-hashes every recorded proof and checks the stored signed checkpoints; `countersign verify
 /// FILE.zip` checks an export bundle offline (manifest signature, checkpoint, every file's SHA-256).
 /// Exit 0 when intact or valid, 1 when not.
@@ -60,9 +60,11 @@ struct VerifyCommand: AsyncParsableCommand {
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
             print(String(decoding: try encoder.encode(BundleReportJSON(report)), as: UTF8.self))
         } else if report.isValid {
+            let checkpoint = report.checkpointVersion == 1
+                ? "audit checkpoint v1 seq \(report.checkpointSeq ?? 0) head \(report.checkpointHeadHash ?? "?")"
+                : "audit checkpoint v2 of \(report.checkpointHeads.count) chains, newest seq \(report.checkpointSeq ?? 0)"
             print("bundle valid: \(report.verifiedFiles) files, \(report.proofCount) proofs, signed by \(report.publicKey ?? "?"), "
-                  + "audit checkpoint seq \(report.checkpointSeq ?? 0) head \(report.checkpointHeadHash ?? "?")"
-                  + (trusted == nil ? " (signer not pinned: pass --public-key to check who signed it)" : ""))
+                  + checkpoint + (trusted == nil ? " (signer not pinned: pass --public-key to check who signed it)" : ""))
         } else {
             for failure in report.failures { print("INVALID \(failure.file): \(failure.reason)") }
         }
@@ -78,13 +80,15 @@ struct VerifyCommand: AsyncParsableCommand {
         return try Ed25519PublicKey(pemRepresentation: String(decoding: pem, as: UTF8.self))
     }
 
-    /// One human line: `audit chain ok: N events, head <hex>` or where and how it breaks.
+    /// One human line: `audit chains ok: N events in C chains, newest seq S` or where and how it
+    /// breaks (`--json` lists every chain's head).
     static func describe(_ result: AuditVerification) -> String {
         switch result {
-        case .ok(let count, let headHash):
-            return "audit chain ok: \(count) events, head \(headHash.hexString)"
+        case .ok(let count, let heads):
+            return "audit chains ok: \(count) events in \(heads.count) chains, newest seq \(heads.map(\.seq).max() ?? 0)"
         case .broken(let failure):
-            var line = "audit chain BROKEN at seq \(failure.seq): \(failure.kind.rawValue) (expected \(failure.expected), found \(failure.found))"
+            var line = "audit chain BROKEN at seq \(failure.seq)" + (failure.chain.map { " (chain \($0))" } ?? "")
+                + ": \(failure.kind.rawValue) (expected \(failure.expected), found \(failure.found))"
             if let subject = failure.subject { line += " subject \(subject)" }
             if let proof = failure.proofID { line += " proof \(proof)" }
             return line
@@ -98,7 +102,8 @@ struct VerifyCommand: AsyncParsableCommand {
     }
 }
 
-/// `verify FILE.zip --json`: `{"status":"valid"|"invalid","files":N,"proofs":N,"failures":[{"file","reason"}]}`.
+/// `verify FILE.zip --json`: `{"status":"valid"|"invalid","files":N,"proofs":N,"public_key","checkpoint_seq",
+/// "checkpoint_version","failures":[{"file","reason"}]}`.
 struct BundleReportJSON: Encodable {
     struct Failure: Encodable {
         var file: String
@@ -110,11 +115,12 @@ struct BundleReportJSON: Encodable {
     var proofs: Int
     var publicKey: String?
     var checkpointSeq: Int64?
+    var checkpointVersion: Int?
     var failures: [Failure]
 
     enum CodingKeys: String, CodingKey {
         case status, files, proofs, failures
-        case publicKey = "public_key", checkpointSeq = "checkpoint_seq"
+        case publicKey = "public_key", checkpointSeq = "checkpoint_seq", checkpointVersion = "checkpoint_version"
     }
 
     init(_ report: ExportBundleVerifier.Report) {
@@ -123,6 +129,7 @@ struct BundleReportJSON: Encodable {
         proofs = report.proofCount
         publicKey = report.publicKey
         checkpointSeq = report.checkpointSeq
+        checkpointVersion = report.checkpointVersion
         failures = report.failures.map { Failure(file: $0.file, reason: $0.reason) }
     }
 }

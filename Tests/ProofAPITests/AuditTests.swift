@@ -40,7 +40,23 @@ struct AuditTests {
         return (reference, try #require(upload.json["proof_id"] as? String))
     }
 
-    @Test("the chain verifies after a mixed workload of 50 concurrent writers, with no gap and no fork")
+    /// Every chain's head as `audit_chains` holds it, in the JSON form verification answers with.
+    static func chainHeads(_ database: PostgresClient) async throws -> [[String: String]] {
+        try await database.query("SELECT chain, head_seq, head_hash FROM audit_chains ORDER BY chain").rows.map {
+            ["chain": String(try $0.decode(Int.self, 0)), "head_seq": String(try $0.decode(Int64.self, 1)),
+             "head_hash": try $0.decode([UInt8].self, 2).hexString]
+        }
+    }
+
+    /// `chains` of a verification or checkpoint answer, as strings for comparison.
+    static func chains(_ json: [String: Any]) -> [[String: String]] {
+        (json["chains"] as? [[String: Any]] ?? []).map { head in
+            ["chain": String(head["chain"] as? Int ?? -1), "head_seq": String(head["head_seq"] as? Int ?? -1),
+             "head_hash": head["head_hash"] as? String ?? ""]
+        }
+    }
+
+    @Test("the chains verify after a mixed workload of 50 concurrent writers, with no fork")
     func concurrentWriters() async throws {
         try await APITestHarness.with(poolSize: 8) { harness in
             try await harness.application().test(.live) { client in
@@ -66,15 +82,17 @@ struct AuditTests {
                 }
                 // 4 harness keys + 17 x (delivery, proof, PNG read) + 17 x (key created, revoked) + 16 deliveries.
                 let expected = 4 + 17 * 3 + 17 * 2 + 16
-                let stats = try await harness.database.query("SELECT count(*), max(seq), count(DISTINCT prev_hash) FROM audit_events")
+                let stats = try await harness.database.query("""
+                    SELECT count(*), count(DISTINCT seq), count(DISTINCT (chain, prev_hash)), count(DISTINCT chain) FROM audit_events
+                    """)
                 #expect(try stats.decode(Int.self, row: 0, column: 0) == expected)
                 #expect(try stats.decode(Int.self, row: 0, column: 1) == expected)
-                #expect(try stats.decode(Int.self, row: 0, column: 2) == expected, "every event has its own predecessor: no fork")
+                #expect(try stats.decode(Int.self, row: 0, column: 2) == expected, "every event has its own predecessor in its chain: no fork")
+                #expect(try stats.decode(Int.self, row: 0, column: 3) > 1, "the workload spread over several chains")
                 let result = try await Self.verify(client, harness)
                 #expect(result["status"] as? String == "ok")
                 #expect(result["count"] as? Int == expected)
-                let head = try await harness.database.query("SELECT hash FROM audit_events ORDER BY seq DESC LIMIT 1")
-                #expect(result["head_hash"] as? String == (try head.decode([UInt8].self, row: 0, column: 0)).hexString)
+                #expect(Self.chains(result) == (try await Self.chainHeads(harness.database)))
                 let kinds = try await harness.database.query("SELECT action, count(*) FROM audit_events GROUP BY action ORDER BY action")
                 let counts = Dictionary(uniqueKeysWithValues: try kinds.rows.map { (try $0.decode(String.self, 0), try $0.decode(Int.self, 1)) })
                 #expect(counts == ["delivery_created": 33, "proof_recorded": 17, "proof_png_read": 17, "key_created": 21, "key_revoked": 17])
@@ -149,7 +167,8 @@ struct AuditTests {
         #expect(result["kind"] as? String == "hash_mismatch")
         #expect(result["seq"] as? Int == 5)
 
-        // Rewriting the hash too moves the break to the next event's prev_hash.
+        // Rewriting the hash too moves the break to the next event of its chain (prev_hash), or,
+        // when it was the chain's newest, to the head audit_chains recorded.
         let edited = try await AuditLog(database: harness.database).events(AuditQuery(limit: 1, afterSeq: 4)).events[0]
         try await admin.withConnection { session in
             try await session.execute("ALTER TABLE audit_events DISABLE TRIGGER USER")
@@ -157,8 +176,7 @@ struct AuditTests {
             try await session.execute("ALTER TABLE audit_events ENABLE TRIGGER USER")
         }
         result = try await Self.verify(client, harness)
-        #expect(result["kind"] as? String == "prev_mismatch")
-        #expect(result["seq"] as? Int == 6)
+        try await Self.expectBreakAfter(5, result, admin)
 
         // Put it back, then delete a row.
         try await admin.withConnection { session in
@@ -168,15 +186,42 @@ struct AuditTests {
             try await session.execute("ALTER TABLE audit_events ENABLE TRIGGER USER")
         }
         #expect(try await Self.verify(client, harness)["status"] as? String == "ok")
+        // Deleting an event breaks its chain the same way.
+        let chainOf3 = try await admin.query("SELECT chain FROM audit_events WHERE seq = 3").decode(Int.self, row: 0, column: 0)
+        let nextOf3 = try await Self.nextInChain(3, admin)
         try await admin.withConnection { session in
             try await session.execute("ALTER TABLE audit_events DISABLE TRIGGER USER")
             try await session.execute("DELETE FROM audit_events WHERE seq = 3")
             try await session.execute("ALTER TABLE audit_events ENABLE TRIGGER USER")
         }
         result = try await Self.verify(client, harness)
-        #expect(result["kind"] as? String == "gap")
-        #expect(result["seq"] as? Int == 3)
-        #expect(result["found"] as? String == "4")
+        #expect(result["chain"] as? Int == chainOf3)
+        if let nextOf3 {
+            #expect(result["kind"] as? String == "prev_mismatch")
+            #expect(result["seq"] as? Int == Int(nextOf3))
+        } else {
+            #expect(result["kind"] as? String == "head_mismatch")
+            #expect((result["found"] as? String)?.hasPrefix("3 ") == true, "audit_chains still names event 3")
+        }
+    }
+
+    /// The seq of the event after `seq` on its chain, if any.
+    static func nextInChain(_ seq: Int64, _ admin: PostgresClient) async throws -> Int64? {
+        try await admin.query("""
+            SELECT min(n.seq) FROM audit_events e LEFT JOIN audit_events n ON n.chain = e.chain AND n.seq > e.seq WHERE e.seq = $1
+            """, [seq]).decode(Int64?.self, row: 0, column: 0)
+    }
+
+    /// A rewritten event `seq` (valid hash of changed content) breaks at its chain's next event, or at the recorded head.
+    static func expectBreakAfter(_ seq: Int64, _ result: [String: Any], _ admin: PostgresClient,
+                                 sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        if let next = try await nextInChain(seq, admin) {
+            #expect(result["kind"] as? String == "prev_mismatch", sourceLocation: sourceLocation)
+            #expect(result["seq"] as? Int == Int(next), sourceLocation: sourceLocation)
+        } else {
+            #expect(result["kind"] as? String == "head_mismatch", sourceLocation: sourceLocation)
+            #expect(result["seq"] as? Int == Int(seq), sourceLocation: sourceLocation)
+        }
     }
 
     static func hashOf(subject: String, edited: AuditEvent) -> [UInt8] {
@@ -194,11 +239,24 @@ struct AuditTests {
             await #expect(throws: PostgresError.self) { try await database.query("UPDATE audit_events SET subject = 'x' WHERE seq = 1") }
             await #expect(throws: PostgresError.self) { try await database.query("DELETE FROM audit_events WHERE seq = 4") }
             await #expect(throws: PostgresError.self) { try await database.query("TRUNCATE audit_events") }
+            // Every partition refuses TRUNCATE on its own too (the parent's trigger does not fire for it).
+            let partitions = try await database.query("""
+                SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'audit_events'::regclass
+                """).rows.map { try $0.decode(String.self, 0) }
+            #expect(partitions.contains("audit_events_default") && partitions.count >= 5)
+            for partition in partitions {
+                await #expect(throws: PostgresError.self, "\(partition)") { try await database.query("TRUNCATE \(partition)") }
+            }
+            // Chain heads only move forward, and no chain can be removed.
+            await #expect(throws: PostgresError.self) { try await database.query("UPDATE audit_chains SET head_seq = 0") }
+            await #expect(throws: PostgresError.self) { try await database.query("DELETE FROM audit_chains WHERE chain = 15") }
+            await #expect(throws: PostgresError.self) { try await database.query("TRUNCATE audit_chains") }
             let after = try await database.query("SELECT count(*) FROM audit_events").decode(Int.self, row: 0, column: 0)
             #expect(after == 4)
-            let head = try await database.query("SELECT hash FROM audit_events WHERE seq = 4").decode([UInt8].self, row: 0, column: 0)
+            let heads = try await database.withConnection { session in try await AuditCheckpointStore.heads(in: session) }
+            #expect(heads.count == 16 && heads.map(\.seq).max() == 4)
             let verification = try await AuditVerifier(database: database).verify()
-            #expect(verification == .ok(count: 4, headHash: head))
+            #expect(verification == .ok(count: 4, heads: heads))
         }
     }
 
@@ -239,6 +297,8 @@ struct AuditTests {
                 let reads = try await client.execute(uri: "/v1/audit/events?action=proof_png_read", method: .get, headers: harness.headers(.auditor))
                 let read = try #require((reads.json["items"] as? [[String: Any]])?.first)
                 #expect(read["user_agent"] as? String == "audit-test/1")
+                #expect(read["encoding"] as? String == "countersign.audit/v2")
+                #expect(read["chain"] as? Int == Int(AuditLog.chain(for: "delivery:\(proofReference)")))
                 #expect((read["actor"] as? [String: Any])?["key_id"] as? String == harness.actors[.auditor]!.keyID.uuidString.lowercased())
                 let recorded = try await client.execute(uri: "/v1/audit/events?action=proof_recorded", method: .get, headers: harness.headers(.auditor))
                 let details = try #require((recorded.json["items"] as? [[String: Any]])?.first?["details"] as? [String: String])

@@ -26,7 +26,7 @@ struct ExportTests {
         try await client.execute(uri: "/v1/exports/proofs?\(query)", method: .get, headers: harness.headers(role))
     }
 
-    @Test("GET /v1/audit/checkpoint signs the head, reuses it while the head stands, and needs auditor or admin")
+    @Test("GET /v1/audit/checkpoint signs every chain's head, reuses it while no head moves, and needs auditor or admin")
     func checkpoint() async throws {
         try await APITestHarness.with { harness in
             try await harness.application().test(.router) { client in
@@ -34,18 +34,19 @@ struct ExportTests {
                 let first = try await client.execute(uri: "/v1/audit/checkpoint", method: .get, headers: harness.headers(.auditor))
                 #expect(first.status == .ok)
                 let json = first.json
-                let head = try await harness.database.query("SELECT seq, hash FROM audit_events ORDER BY seq DESC LIMIT 1")
-                #expect(json["seq"] as? Int == Int(try head.decode(Int64.self, row: 0, column: 0)))
-                #expect(json["head_hash"] as? String == (try head.decode([UInt8].self, row: 0, column: 1)).hexString)
+                let newest = try await harness.database.query("SELECT max(seq) FROM audit_events").decode(Int64.self, row: 0, column: 0)
+                #expect(json["version"] as? Int == 2)
+                #expect(json["seq"] as? Int == Int(newest))
+                #expect(json["head_hash"] == nil)
+                #expect(AuditTests.chains(json) == (try await AuditTests.chainHeads(harness.database)))
+                #expect(AuditTests.chains(json).count == 16)
                 #expect(json["public_key"] as? String == harness.checkpointKey.publicKey.rawRepresentation.hexString)
                 #expect(json["algorithm"] as? String == "Ed25519")
-                let checkpoint = AuditCheckpoint(
-                    seq: Int64(json["seq"] as? Int ?? -1), headHash: Hex.decode(json["head_hash"] as? String ?? "") ?? [],
-                    signedAtMicros: Int64(json["signed_at_us"] as? Int ?? 0), publicKey: Hex.decode(json["public_key"] as? String ?? "") ?? [],
-                    signature: Hex.decode(json["signature"] as? String ?? "") ?? [])
+                let checkpoint = try #require(try JSONDecoder().decode(CheckpointResource.self, from: Data(first.bytes)).checkpoint)
+                #expect(checkpoint.version == 2 && checkpoint.heads.count == 16)
                 #expect(checkpoint.hasValidSignature)
                 var forged = checkpoint
-                forged.seq += 1
+                forged.heads[3].seq += 1
                 #expect(!forged.hasValidSignature)
 
                 let again = try await client.execute(uri: "/v1/audit/checkpoint", method: .get, headers: harness.headers(.admin))
@@ -65,7 +66,7 @@ struct ExportTests {
         }
     }
 
-    @Test("a checkpoint exposes a truncated tail: deleting the newest events is named by verify")
+    @Test("a checkpoint exposes a truncated tail: deleting a chain's newest events is named by verify, even with its head rewound")
     func truncatedTail() async throws {
         try await APITestHarness.with { harness in
             try await harness.application().test(.router) { client in
@@ -73,6 +74,14 @@ struct ExportTests {
                 let checkpoint = try await client.execute(uri: "/v1/audit/checkpoint", method: .get, headers: harness.headers(.auditor))
                 let seq = try #require(checkpoint.json["seq"] as? Int)
                 #expect(try await AuditTests.verify(client, harness)["status"] as? String == "ok")
+                // The newest event (seq) heads its chain; its predecessor there becomes the fake head.
+                let chain = try await harness.database.query("SELECT chain FROM audit_events WHERE seq = $1", [Int64(seq)])
+                    .decode(Int.self, row: 0, column: 0)
+                let previous = try await harness.database.query("""
+                    SELECT seq, hash FROM audit_events WHERE chain = $1::smallint AND seq < $2 ORDER BY seq DESC LIMIT 1
+                    """, [Int16(chain), Int64(seq)])
+                let previousSeq = previous.rowCount == 0 ? 0 : try previous.decode(Int64.self, row: 0, column: 0)
+                let previousHash = previous.rowCount == 0 ? AuditEvent.genesisHash : try previous.decode([UInt8].self, row: 0, column: 1)
                 try await AuditTests.asSuperuser(harness) { admin in
                     try await admin.withConnection { session in
                         try await session.execute("ALTER TABLE audit_events DISABLE TRIGGER USER")
@@ -80,11 +89,24 @@ struct ExportTests {
                         try await session.execute("ALTER TABLE audit_events ENABLE TRIGGER USER")
                     }
                 }
-                // Without the checkpoint this chain would look intact: it is a prefix of the real one.
-                let result = try await AuditTests.verify(client, harness)
+                // audit_chains still names the removed event.
+                var result = try await AuditTests.verify(client, harness)
+                #expect(result["kind"] as? String == "head_mismatch")
+                #expect(result["chain"] as? Int == chain)
+                // Rewinding the head too leaves a chain that is a valid prefix of the real one: only the checkpoint tells.
+                try await AuditTests.asSuperuser(harness) { admin in
+                    try await admin.withConnection { session in
+                        try await session.execute("ALTER TABLE audit_chains DISABLE TRIGGER USER")
+                        try await session.execute("UPDATE audit_chains SET head_seq = $1, head_hash = $2 WHERE chain = $3::smallint",
+                                                  [previousSeq, PostgresBytes(previousHash), Int16(chain)])
+                        try await session.execute("ALTER TABLE audit_chains ENABLE TRIGGER USER")
+                    }
+                }
+                result = try await AuditTests.verify(client, harness)
                 #expect(result["status"] as? String == "broken")
                 #expect(result["kind"] as? String == "checkpoint_mismatch")
                 #expect(result["seq"] as? Int == seq)
+                #expect(result["found"] as? String == "chain \(chain) ends at \(previousSeq)")
             }
         }
     }
@@ -95,6 +117,7 @@ struct ExportTests {
             try await harness.application().test(.router) { client in
                 let references = try await Self.seed(client, harness)
                 let response = try await Self.export(client, harness)
+                let headsAfterExport = try await AuditTests.chainHeads(harness.database)
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType] == "application/zip")
                 #expect(response.headers[.contentDisposition]?.hasPrefix("attachment; filename=\"countersign-proofs-") == true)
@@ -121,10 +144,16 @@ struct ExportTests {
                     #expect(png == served.bytes)
                 }
                 let manifest = try JSONSerialization.jsonObject(with: Data(try archive.contents(of: archive.entries.first { $0.name == "manifest.json" }!))) as? [String: Any]
-                // The checkpoint is the head of the export's snapshot: its own `proofs_exported` event, nothing later.
-                let head = try await harness.database.query("SELECT max(seq) FROM audit_events WHERE action = 'proofs_exported'")
-                    .decode(Int64.self, row: 0, column: 0)
-                #expect((manifest?["checkpoint"] as? [String: Any])?["seq"] as? Int == Int(head))
+                // The checkpoint signs every chain's head once the export's snapshot was open: its own
+                // `proofs_exported` event included, and (nothing else running) exactly the heads now.
+                #expect(manifest?["format"] as? String == "countersign.export/v2")
+                let exported = try await harness.database.query("SELECT seq, chain FROM audit_events WHERE action = 'proofs_exported'")
+                let signed = AuditTests.chains(manifest?["checkpoint"] as? [String: Any] ?? [:])
+                #expect(signed == headsAfterExport)
+                let exportedHead = ["chain": String(try exported.decode(Int.self, row: 0, column: 1)),
+                                    "head_seq": String(try exported.decode(Int64.self, row: 0, column: 0))]
+                #expect(signed.contains { $0["chain"] == exportedHead["chain"] && $0["head_seq"] == exportedHead["head_seq"] })
+                #expect(report.checkpointVersion == 2 && report.checkpointHeads.count == 16)
 
                 // In place: a flipped byte in the data of any entry is named (CRC-32 and SHA-256 both catch it).
                 for entry in archive.entries {
@@ -166,6 +195,32 @@ struct ExportTests {
                 let wrongKey = ExportBundleVerifier.verify(resigned, trustedKey: key)
                 #expect(wrongKey.failures.contains { $0.file == "public_key.pem" })
                 #expect(!ExportBundleVerifier.verify(resigned).isValid)
+
+                // A bundle made before the chains (format v1, a version 1 checkpoint without `version`) still verifies.
+                let legacy = try AuditCheckpoint.signLegacy(seq: 7, headHash: [UInt8](repeating: 9, count: 32), key: harness.checkpointKey)
+                var oldManifest = manifest ?? [:]
+                oldManifest["format"] = "countersign.export/v1"
+                oldManifest["checkpoint"] = ["seq": 7, "head_hash": legacy.headHash.hexString, "signed_at": "2025-03-01T13:00:00.000Z",
+                                             "signed_at_us": legacy.signedAtMicros, "algorithm": "Ed25519",
+                                             "public_key": legacy.publicKey.hexString, "signature": legacy.signature.hexString]
+                let oldBytes = Array(try JSONSerialization.data(withJSONObject: oldManifest, options: [.sortedKeys]))
+                let oldSignature = try harness.checkpointKey.signature(for: oldBytes)
+                let old = try repack { name, contents in
+                    if name == "manifest.json" { contents = oldBytes }
+                    if name == "manifest.sig" { contents = oldSignature }
+                }
+                let oldReport = ExportBundleVerifier.verify(old, trustedKey: key)
+                #expect(oldReport.isValid, "\(oldReport.failures)")
+                #expect(oldReport.checkpointVersion == 1 && oldReport.checkpointSeq == 7)
+                // … and its checkpoint is still checked: another head hash breaks its signature.
+                oldManifest["checkpoint"] = (oldManifest["checkpoint"] as? [String: Any] ?? [:]).merging(["head_hash": String(repeating: "ab", count: 32)]) { $1 }
+                let forgedBytes = Array(try JSONSerialization.data(withJSONObject: oldManifest, options: [.sortedKeys]))
+                let forgedSignature = try harness.checkpointKey.signature(for: forgedBytes)
+                let forged = try repack { name, contents in
+                    if name == "manifest.json" { contents = forgedBytes }
+                    if name == "manifest.sig" { contents = forgedSignature }
+                }
+                #expect(ExportBundleVerifier.verify(forged, trustedKey: key).failures.contains { $0.reason.contains("checkpoint's signature") })
             }
         }
     }
