@@ -18,6 +18,8 @@ public struct PartitionMaintenance: Sendable {
     public static let tables = ["proofs", "audit_events"]
     /// How often a serving process runs the maintenance.
     public static let interval: Duration = .seconds(24 * 60 * 60)
+    /// How soon a serving process tries again after a run that failed or left a partition uncreated.
+    public static let retryInterval: Duration = .seconds(60 * 60)
 
     /// One partition the maintenance tried to create.
     public struct Outcome: Sendable, Equatable {
@@ -83,25 +85,27 @@ public struct PartitionMaintenance: Sendable {
         return outcomes
     }
 
-    /// ``run()`` now (when `immediately`), then every `interval` until the task is cancelled.
-    /// Failures are logged and retried at the next run; nothing is thrown.
-    public func runPeriodically(every interval: Duration = PartitionMaintenance.interval, immediately: Bool = true) async {
-        var first = immediately
+    /// ``run()`` after `firstRunAfter` (`.zero`: now), then every `interval` until the task is
+    /// cancelled; after a run that failed or could not create a partition, the next one comes after
+    /// `retry` instead. Failures are logged; nothing is thrown.
+    public func runPeriodically(firstRunAfter: Duration = .zero, every interval: Duration = PartitionMaintenance.interval,
+                                retry: Duration = PartitionMaintenance.retryInterval) async {
+        var pause = firstRunAfter
         while !Task.isCancelled {
-            if !first {
-                do { try await Task.sleep(for: interval) } catch { return }
-            }
-            first = false
-            await runLoggingFailure()
+            do { try await Task.sleep(for: pause) } catch { return }
+            pause = await runLoggingFailure() ? interval : min(retry, interval)
         }
     }
 
-    /// ``run()``, logging instead of throwing when the database cannot be asked.
-    public func runLoggingFailure() async {
+    /// ``run()``, logging instead of throwing when the database cannot be asked. True when every
+    /// partition it tried to create was created.
+    @discardableResult
+    public func runLoggingFailure() async -> Bool {
         do {
-            try await run()
+            return try await run().allSatisfy { $0.error == nil }
         } catch {
             logger.error("partition maintenance failed; retrying at the next run", metadata: ["error": "\(error)"])
+            return false
         }
     }
 }

@@ -68,9 +68,10 @@ struct ServeCommand: AsyncParsableCommand {
             }
         }
         // Monthly partitions: the current month and three ahead, now and every 24 h while serving
-        // (every replica does it; the SQL function serialises them). Failures are logged, never fatal.
+        // (every replica does it; the SQL function serialises them). Failures are logged, retried
+        // after an hour, never fatal.
         let partitions = PartitionMaintenance(database: database, logger: Logger(label: "countersign.partitions"))
-        await partitions.runLoggingFailure()
+        let partitionsReady = await partitions.runLoggingFailure()
         // One registry for our series and for anything in the process that reports through swift-metrics
         // (bootstrapped here only: the global system can be set once per process, tests pass their own).
         var metrics: CountersignMetrics?
@@ -87,7 +88,9 @@ struct ServeCommand: AsyncParsableCommand {
         let app = CountersignApplication.make(configuration: configuration, database: database, logger: logger, metrics: metrics,
                                               checkpointKeys: checkpointKeys, readDatabase: readDatabase)
         logger.info("countersign listening", metadata: ["url": "http://\(configuration.host):\(configuration.port)"])
-        let maintenance = Task { await partitions.runPeriodically(immediately: false) }
+        let maintenance = Task {
+            await partitions.runPeriodically(firstRunAfter: partitionsReady ? PartitionMaintenance.interval : PartitionMaintenance.retryInterval)
+        }
         defer { maintenance.cancel() }
         try await app.runService()
     }

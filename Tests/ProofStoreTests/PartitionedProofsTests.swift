@@ -246,6 +246,25 @@ struct PartitionedProofsTests {
         }
     }
 
+    @Test("the periodic maintenance of a serving process recreates a missing month, and stops when cancelled")
+    func periodicMaintenance() async throws {
+        try await ScratchDatabase.with(prefix: "part_loop") { _, database in
+            let month = Self.partition(for: Self.month(3))
+            try await database.query("DROP TABLE \(month)")
+            let exists = "SELECT count(*) FROM pg_class WHERE relname = '\(month)'"
+            let loop = Task { await PartitionMaintenance(database: database).runPeriodically(every: .milliseconds(20)) }
+            var polls = 0
+            while try await Self.count(exists, in: database) == 0 && polls < 3_000 {
+                polls += 1
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(try await Self.count(exists, in: database) == 1)
+            loop.cancel()
+            await loop.value  // returns: the loop ends on cancellation
+            #expect(try await Self.count("SELECT count(*) FROM proofs_default", in: database) == 0)
+        }
+    }
+
     @Test("the SQL function works for any table range-partitioned on a timestamptz, and reports a month it cannot create")
     func functionIsGeneric() async throws {
         try await ScratchDatabase.with(prefix: "part_generic") { _, database in
