@@ -29,6 +29,8 @@ struct ProofRetentionTests {
                     SELECT p.tableoid::regclass::text FROM proofs p JOIN deliveries d ON d.id = p.delivery_id WHERE d.reference = $1
                     """, [reference]).decode(String.self, row: 0, column: 0)
                 #expect(partition.hasPrefix("proofs_p"))
+                let before = try await client.execute(uri: "/v1/deliveries/\(reference)", method: .get, headers: harness.headers(.auditor))
+                #expect((before.json["proof"] as? [String: Any])?["proof_id"] is String)
 
                 // The retention procedure, minus the archive step: detach the month, then drop it.
                 try await harness.database.query("ALTER TABLE proofs DETACH PARTITION \(partition)")
@@ -43,7 +45,7 @@ struct ProofRetentionTests {
                 let delivery = try await client.execute(uri: "/v1/deliveries/\(reference)", method: .get, headers: auditor)
                 #expect(delivery.status == .ok)
                 #expect(delivery.json["status"] as? String == "delivered")
-                #expect(delivery.json["proof"] == nil || delivery.json["proof"] is NSNull)
+                #expect(delivery.json["proof"] is NSNull)
                 // The delivery row still says delivered: no second proof can be recorded for it.
                 let again = try await client.execute(uri: base, method: .post, headers: harness.headers(.courier),
                                                      body: ByteBuffer(string: Samples.proofJSON()))
@@ -54,6 +56,9 @@ struct ProofRetentionTests {
                 // The list still answers, and deliveries in the dropped month show no proof.
                 let list = try await client.execute(uri: "/v1/deliveries?limit=10", method: .get, headers: auditor)
                 #expect(list.status == .ok)
+                let items = list.json["items"] as? [[String: Any]] ?? []
+                #expect(items.count == 2)
+                #expect(items.allSatisfy { $0["status"] as? String == "delivered" && $0["proof"] is NSNull })
 
                 // The maintenance recreates the month (empty), and new uploads for pending deliveries work again.
                 let created = try await PartitionMaintenance(database: harness.database).run()
