@@ -85,3 +85,7 @@ for attempt in "$out/damaged.zip $public_key" "$bundle $(printf '11%.0s' $(seq 3
     fi
     echo "browser-test: countersign verify refuses $(basename "$1") with key ${2:0:8}…: $(head -1 "$out/verify-refused.txt")"
 done
+
+# After the whole console workload the audit chains verify from the database too (every chain,
+# the heads in audit_chains, every stored checkpoint, pinned to the server's key).
+DATABASE_URL="$url" "$binary" verify --database --public-key "$public_key" | sed 's/^/browser-test: /'

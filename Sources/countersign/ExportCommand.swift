@@ -50,7 +50,7 @@ struct ExportCommand: AsyncParsableCommand {
             try FileManager.default.moveItem(atPath: temporary, toPath: output)
             var line = "exported \(summary.proofs) proofs, \(summary.bytes) bytes to \(output)"
             if let checkpoint = summary.checkpoint {
-                line += "; audit checkpoint seq \(checkpoint.seq); signer \(checkpoint.publicKey.hexString)"
+                line += "; audit checkpoint of \(checkpoint.heads.count) chains, newest seq \(checkpoint.seq); signer \(checkpoint.publicKey.hexString)"
             }
             print(line)
         } catch {

@@ -12,7 +12,7 @@ the environment (CONSOLE_TEST_COURIER_KEY, CONSOLE_TEST_DISPATCHER_KEY, CONSOLE_
    must equal GET .../proof/points byte for byte;
 3. dispatcher: finds the delivery, sees its signature, signer, times, distance and flags, the
    OpenStreetMap link, downloads the original points (equal to the upload);
-4. auditor: pages through the audit events, verifies the chain, sees the signed checkpoint,
+4. auditor: pages through the audit events, verifies the chains, sees the signed checkpoint of their heads,
    downloads exports (NDJSON naming the delivery, a valid ZIP), then opens the delivery's
    printable receipt and prints it to PDF on A4 and on Letter: one page each.
 
@@ -387,7 +387,8 @@ class ConsoleTest:
             self.check(action in events, f"the audit events of the delivery include {action}")
         self.by_id("verify-run").click()
         kind, text = self.wait_status("verify-status", "the chain verification", timeout=60)
-        self.check(kind == "ok" and "Chain intact" in text, f"verify chain: {text}")
+        self.check(kind == "ok" and "Chains intact" in text and "in 16 chains" in text, f"verify chains: {text}")
+        self.check("chain " in self.text("verify-details"), "the verification lists the chain heads")
         kind, text = self.wait_status("checkpoint-status", "the signed checkpoint", done=("ok", "error", "info"))
         self.wait_for(lambda: self.text("checkpoint-details") or self.status("checkpoint-status")[0] == "error", "the checkpoint")
         kind, text = self.status("checkpoint-status")
@@ -398,6 +399,11 @@ class ConsoleTest:
         else:
             self.check("Ed25519" in self.text("checkpoint-details") and re.search(r"[0-9a-f]{128}", self.text("checkpoint-details")),
                        "the checkpoint shows an Ed25519 signature")
+            self.check(re.search(r"chain \d+: event \d+", self.text("checkpoint-details")), "the checkpoint lists the signed chain heads")
+            # Nothing was appended between loading the checkpoint and verifying: every chain's head matches.
+            self.wait_for(lambda: "heads match" in self.status("checkpoint-status")[1], "the checkpoint compared with the verified chains")
+            kind, text = self.status("checkpoint-status")
+            self.check(kind == "ok" and "all 16 heads match" in text, f"checkpoint vs verification: {text}")
         self.export("ndjson", lambda data: self.check(self.reference.encode() in data, "the NDJSON export names the delivery"))
         self.export("zip", lambda data: self.check(data[:2] == b"PK", "the ZIP export is a zip archive"))
         self.check_labels("auditor")

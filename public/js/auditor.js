@@ -1,5 +1,5 @@
-// Auditor: audit events with filters and paging, chain verification, the signed checkpoint and
-// proof exports.
+// Auditor: audit events with filters and paging, verification of the hash chains, the signed
+// checkpoint of every chain's head (compared with the verified heads) and proof exports.
 import { ApiError, blob, json } from './api.js';
 import { byId, dayStart, el, fillDetails, mono, saveBlob, setStatus, timeNode, todayValue } from './ui.js';
 
@@ -39,17 +39,19 @@ async function verify() {
   const button = byId('verify-run');
   button.disabled = true;
   byId('verify-details').replaceChildren();
-  setStatus(status, 'Verifying the whole chain and re-hashing every proof…');
+  setStatus(status, 'Verifying every chain and re-hashing every proof…');
   try {
     const result = await json('/v1/audit/verify');
     lastVerification = result;
     if (result.status === 'ok') {
-      setStatus(status, `Chain intact: ${result.count} events verified.`, 'ok');
-      fillDetails(byId('verify-details'), [['Events', String(result.count)], ['Head hash', mono(result.head_hash)]]);
+      const chains = result.chains ?? [];
+      setStatus(status, `Chains intact: ${result.count} events verified in ${chains.length} chains.`, 'ok');
+      fillDetails(byId('verify-details'), [['Events', String(result.count)], ['Chain heads', headsNode(chains)]]);
     } else {
       setStatus(status, `Chain BROKEN at event ${result.seq}: ${result.kind}.`, 'error');
       fillDetails(byId('verify-details'), [
-        ['Event', String(result.seq)], ['Kind', result.kind], ['Subject', result.subject ?? null],
+        ['Event', String(result.seq)], ['Chain', result.chain === undefined ? null : String(result.chain)],
+        ['Kind', result.kind], ['Subject', result.subject ?? null],
         ['Proof id', result.proof_id ? mono(result.proof_id) : null],
         ['Expected', result.expected ? mono(result.expected) : null], ['Found', result.found ? mono(result.found) : null],
       ]);
@@ -69,9 +71,12 @@ async function loadCheckpoint() {
   setStatus(status, 'Loading…');
   try {
     checkpoint = await json('/v1/audit/checkpoint');
+    const heads = checkpoint.chains
+      ? [['Chain heads', headsNode(checkpoint.chains)]]
+      : [['Head hash', mono(checkpoint.head_hash)]];
     fillDetails(byId('checkpoint-details'), [
-      ['Sequence', String(checkpoint.seq)],
-      ['Head hash', mono(checkpoint.head_hash)],
+      ['Newest event', String(checkpoint.seq)],
+      ...heads,
       ['Signed at', timeNode(checkpoint.signed_at)],
       ['Algorithm', checkpoint.algorithm],
       ['Signature', mono(checkpoint.signature)],
@@ -86,12 +91,48 @@ async function loadCheckpoint() {
   }
 }
 
-/** When the verified chain ends exactly at the checkpoint, say whether their heads agree. */
+/**
+ * One line per chain with events: "chain 3: event 1042 · 5e73f2634211…" (the full hash in the
+ * tooltip and in the copied text), then how many chains are still empty.
+ */
+function headsNode(chains) {
+  const used = chains.filter((head) => head.head_seq > 0);
+  const list = el('div', { class: 'chain-heads' });
+  for (const head of used) {
+    list.append(el('div', {}, `chain ${head.chain}: event ${head.head_seq} · `,
+      el('code', { text: `${head.head_hash.slice(0, 12)}…`, title: head.head_hash })));
+  }
+  const empty = chains.length - used.length;
+  if (empty > 0) list.append(el('div', { text: `${empty} chain${empty === 1 ? '' : 's'} without events` }));
+  return list;
+}
+
+/**
+ * Compares the signed checkpoint with the verified chains, chain by chain: where a chain's verified
+ * head is the signed one, the hashes must agree. A chain with newer events cannot be compared here
+ * (verification checks every stored checkpoint against the chains anyway).
+ */
 function compareCheckpoint() {
-  if (!checkpoint || lastVerification?.status !== 'ok' || lastVerification.count !== checkpoint.seq) return;
-  const same = lastVerification.head_hash === checkpoint.head_hash;
-  setStatus(byId('checkpoint-status'), same ? 'The verified chain ends at this checkpoint: heads match.'
-    : 'The verified head DIFFERS from the signed checkpoint.', same ? 'ok' : 'error');
+  if (!checkpoint?.chains || lastVerification?.status !== 'ok') return;
+  const verified = new Map((lastVerification.chains ?? []).map((head) => [head.chain, head]));
+  let matching = 0;
+  let moved = 0;
+  for (const head of checkpoint.chains) {
+    const now = verified.get(head.chain);
+    if (now && now.head_seq === head.head_seq) {
+      if (now.head_hash !== head.head_hash) {
+        setStatus(byId('checkpoint-status'), `Chain ${head.chain}: the verified head DIFFERS from the signed checkpoint.`, 'error');
+        return;
+      }
+      matching += 1;
+    } else {
+      moved += 1;
+    }
+  }
+  setStatus(byId('checkpoint-status'), moved === 0
+    ? `The verified chains end at this checkpoint: all ${matching} heads match.`
+    : `${matching} chain heads match the checkpoint; ${moved} chains have newer events (load the current checkpoint to compare them).`,
+  moved === 0 ? 'ok' : 'info');
 }
 
 async function exportProofs() {
@@ -174,6 +215,7 @@ function showEvents(items) {
     const hash = el('code', { text: `${event.hash.slice(0, 12)}…`, title: event.hash });
     body.append(el('tr', {},
       el('td', { text: String(event.seq) }),
+      el('td', { text: event.chain === undefined ? '' : String(event.chain), title: event.encoding ?? '' }),
       el('td', {}, timeNode(event.occurred_at)),
       el('td', { text: actor, title: event.actor?.key_id ?? '' }),
       el('td', { text: event.action }),
