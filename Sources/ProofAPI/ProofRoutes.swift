@@ -11,6 +11,7 @@ import SignatureRender
 /// Proof upload (`POST .../proof`) and retrieval (metadata, PNG, SVG, original points).
 struct ProofRoutes: Sendable {
     let proofs: ProofRepository
+    let deliveries: DeliveryRepository
     let audit: AuditLog
     let idempotency: IdempotencyRepository
     let policy: APIPolicy
@@ -21,6 +22,7 @@ struct ProofRoutes: Sendable {
 
     init(database: PostgresClient, policy: APIPolicy, bodyLimit: Int) {
         self.proofs = ProofRepository(database: database)
+        self.deliveries = DeliveryRepository(database: database)
         self.audit = AuditLog(database: database)
         self.idempotency = IdempotencyRepository(database: database)
         self.policy = policy
@@ -215,14 +217,22 @@ struct ProofRoutes: Sendable {
 
     // MARK: Retrieval
 
-    static func proofNotFound(_ reference: String) -> Problem {
-        Problem(.notFound, code: "proof_not_found", detail: "Delivery \(reference) has no proof (or does not exist).")
+    /// The problem for a delivery whose proof cannot be read: 410 `proof_archived` when the
+    /// delivery is delivered (so it had a proof, and the retention procedure has since dropped its
+    /// month, docs/scaling.md), else 404 `proof_not_found`.
+    func proofNotFound(_ reference: String) async -> Problem {
+        if let delivery = try? await deliveries.find(reference: reference), delivery.status == .delivered {
+            return Problem(.gone, code: "proof_archived",
+                           detail: "Delivery \(reference) was delivered, but its proof is no longer in this database: its month was "
+                               + "archived and removed by the retention procedure. The archived export bundle holds it.")
+        }
+        return Problem(.notFound, code: "proof_not_found", detail: "Delivery \(reference) has no proof (or does not exist).")
     }
 
     func metadata(_ context: AppRequestContext) async throws -> Response {
         _ = try context.require(.readProof)
         let reference = try DeliveryRoutes.reference(context)
-        guard let proof = try await proofs.metadata(reference: reference) else { throw Self.proofNotFound(reference) }
+        guard let proof = try await proofs.metadata(reference: reference) else { throw await proofNotFound(reference) }
         return JSONResponse.make(.ok, bytes: try ProofMetadataResource.encode(proof))
     }
 
@@ -290,7 +300,7 @@ struct ProofRoutes: Sendable {
             return Self.cached(status, type: "image/png", sha256: cached.sha256, body: status == .ok ? cached.bytes : nil)
         }
         guard let stored = try await proofs.png(reference: reference, ifNoneMatch: Self.firstETag(request)) else {
-            throw Self.proofNotFound(reference)
+            throw await proofNotFound(reference)
         }
         if let bytes = stored.bytes { pngCache.remember(.init(sha256: stored.sha256, bytes: bytes), for: reference) }
         try await recordRead(.proofPNGRead, reference: reference, request, context, details: ["png_sha256": stored.sha256.hexString])
@@ -318,7 +328,7 @@ struct ProofRoutes: Sendable {
 
     /// The proof's stored ink and the render options its PNG was made with.
     func storedInk(_ reference: String) async throws -> (InkDocument, RenderOptions) {
-        guard let stored = try await proofs.ink(reference: reference) else { throw Self.proofNotFound(reference) }
+        guard let stored = try await proofs.ink(reference: reference) else { throw await proofNotFound(reference) }
         do {
             return (try parser.parse(stored.ink, format: .ink), StoredRenderOptions.options(stored.renderOptionsJSON, base: renderOptions))
         } catch {
@@ -354,7 +364,7 @@ struct ProofRoutes: Sendable {
             return Response(status: .ok, headers: [.contentType: "application/inkml+xml"],
                             body: .init(byteBuffer: ByteBuffer(bytes: InkMLWriter.inkml(document))))
         }
-        guard let body = try await proofs.body(reference: reference) else { throw Self.proofNotFound(reference) }
+        guard let body = try await proofs.body(reference: reference) else { throw await proofNotFound(reference) }
         try await recordRead(.proofPointsRead, reference: reference, request, context,
                              details: ["format": "original", "points_sha256": body.sha256.hexString])
         var headers: HTTPFields = [

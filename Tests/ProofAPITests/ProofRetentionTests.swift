@@ -13,7 +13,7 @@ import TestSupport
 /// dropped the month partition holding a delivery's proof.
 @Suite("Proof retention", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
 struct ProofRetentionTests {
-    @Test("a proof whose month was dropped: 404 proof_not_found for every proof read, the delivery still delivered, a new upload 409")
+    @Test("a proof whose month was dropped: 410 proof_archived for every proof read, the delivery still delivered, a new upload 409")
     func droppedMonth() async throws {
         try await APITestHarness.with { harness in
             try await harness.application().test(.router) { client in
@@ -39,8 +39,8 @@ struct ProofRetentionTests {
                 let auditor = harness.headers(.auditor)
                 for path in ["", "/signature.png", "/signature.svg", "/points"] {
                     let response = try await client.execute(uri: base + path, method: .get, headers: auditor)
-                    #expect(response.status == .notFound, "\(path)")
-                    #expect(response.json["code"] as? String == "proof_not_found", "\(path)")
+                    #expect(response.status == .gone, "\(path)")
+                    #expect(response.json["code"] as? String == "proof_archived", "\(path)")
                 }
                 let delivery = try await client.execute(uri: "/v1/deliveries/\(reference)", method: .get, headers: auditor)
                 #expect(delivery.status == .ok)
