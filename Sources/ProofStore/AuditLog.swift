@@ -160,7 +160,9 @@ public struct AuditLog: Sendable {
         try await batcher.append(AuditEntry(action: action, subject: subject, details: details, origin: origin))
     }
 
-    /// One page of events matching `query`, oldest first.
+    /// One page of events matching `query`, by ascending seq. `seq` is drawn when an append locks
+    /// its chain, not when it commits, so an event can become visible after one with a higher seq:
+    /// a reader paging the newest events can miss one that commits late (`docs/audit.md`, "Listing events").
     public func events(_ query: AuditQuery) async throws -> AuditPage {
         let filter = SQLFilter()
         if let since = query.since { filter.add("occurred_at >= \(filter.bind(since))") }
