@@ -1,7 +1,7 @@
 import ProofStore
 
 /// The JSON form of a verification of the audit chains:
-/// `{"status":"ok","count":N,"chains":[{"chain":0,"head_seq":S,"head_hash":"…"},…]}` or
+/// `{"status":"ok","count":N,"chains":[{"chain":0,"head_seq":S,"head_hash":"…"},…],"archived_proofs":A}` or
 /// `{"status":"broken","seq":S,"chain":C,"kind":"…","expected":"…","found":"…","subject":"…","proof_id":"…"}`.
 public struct AuditVerificationResource: Encodable, Sendable {
     /// The verification it describes.
@@ -14,16 +14,17 @@ public struct AuditVerificationResource: Encodable, Sendable {
 
     enum CodingKeys: String, CodingKey {
         case status, count, chains, seq, chain, kind, expected, found, subject
-        case proofID = "proof_id"
+        case proofID = "proof_id", archivedProofs = "archived_proofs"
     }
 
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         switch verification {
-        case .ok(let count, let heads):
+        case .ok(let count, let heads, let archived):
             try c.encode("ok", forKey: .status)
             try c.encode(count, forKey: .count)
             try c.encode(heads.map(ChainHeadResource.init), forKey: .chains)
+            try c.encode(archived, forKey: .archivedProofs)
         case .broken(let failure):
             try c.encode("broken", forKey: .status)
             try c.encode(failure.seq, forKey: .seq)

@@ -12,6 +12,10 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case proofPointsRead = "proof_points_read"
     /// Proofs were exported (subject `export:<since>/<until>`; details `format`, `since`, `until`).
     case proofsExported = "proofs_exported"
+    /// The proofs received in a period were exported to an archive bundle and may be dropped by the
+    /// retention procedure (subject `archive:<since>/<until>`; details `since`, `until`,
+    /// `bundle_sha256`, `proof_count`): verification then accepts those proofs missing.
+    case proofsArchived = "proofs_archived"
     /// An API key was made (subject `key:<uuid>`).
     case keyCreated = "key_created"
     /// An API key was revoked (subject `key:<uuid>`).

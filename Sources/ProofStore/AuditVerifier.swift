@@ -13,7 +13,9 @@ import Postgres
 /// `SHA-256(prev_hash || canonical bytes)` (`hash_mismatch`); `prev_hash` is the hash of the
 /// previous event of the same chain (`prev_mismatch`). For a `proof_recorded` event it then reads
 /// the proof (in batches of ``proofBatchSize``), re-hashes its original body and its PNG, and
-/// compares both with the digests in the event's details and those stored in the proofs table.
+/// compares both with the digests in the event's details and those stored in the proofs table; a
+/// proof that is gone is accepted only when its delivery's `delivered_at` lies in the period of a
+/// `proofs_archived` event (the retention procedure archived and dropped it), and counted.
 /// After the walk, every head in `audit_chains` must be its chain's newest event (`head_mismatch`),
 /// and every stored checkpoint must hold (`checkpoint_*`).
 public struct AuditVerifier: Sendable {
@@ -40,6 +42,8 @@ public struct AuditVerifier: Sendable {
         var lastSeq: Int64 = 0
         /// Events checked.
         var count: Int64 = 0
+        /// Recorded proofs found missing inside an archived period.
+        var archived: Int64 = 0
     }
 
     /// Verifies every chain, the heads recorded in `audit_chains`, then every stored signed
@@ -55,9 +59,11 @@ public struct AuditVerifier: Sendable {
                 let events = try await AuditLog.page(after: after, limit: pageSize, in: session)
                 guard let last = events.last else { break }
                 after = (last.seq, AuditTimestamp(micros: last.occurredAtMicros))
-                let digests = try await proofDigests(for: events, in: session)
+                let proofs = try await proofDigests(for: events, in: session)
                 for event in events {
-                    if let failure = check(event, walk: &walk, digests: digests) { return .broken(failure) }
+                    if let failure = check(event, walk: &walk, digests: proofs.digests, archived: proofs.archived) {
+                        return .broken(failure)
+                    }
                 }
             }
             for head in recorded {
@@ -70,7 +76,7 @@ public struct AuditVerifier: Sendable {
             if let failure = try await checkCheckpoints(walk: walk, trusted: trustedPublicKeys, in: session) {
                 return .broken(failure)
             }
-            return .ok(count: walk.count, heads: recorded)
+            return .ok(count: walk.count, heads: recorded, archivedProofs: walk.archived)
         }
     }
 
@@ -140,7 +146,7 @@ public struct AuditVerifier: Sendable {
     }
 
     /// Checks one event against the walk so far and, when it holds, advances the walk.
-    func check(_ event: AuditEvent, walk: inout Walk, digests: [UUID: ProofDigests]) -> AuditBreak? {
+    func check(_ event: AuditEvent, walk: inout Walk, digests: [UUID: ProofDigests], archived: Set<UUID> = []) -> AuditBreak? {
         func failure(_ kind: AuditBreak.Kind, _ expected: String, _ found: String, seq: Int64? = nil) -> AuditBreak {
             AuditBreak(seq: seq ?? event.seq, kind: kind, expected: expected, found: found, subject: event.subject, chain: event.chain)
         }
@@ -174,6 +180,10 @@ public struct AuditVerifier: Sendable {
         guard event.action == AuditAction.proofRecorded.rawValue else { return nil }
         let details = event.details
         let proofText = details["proof_id"] ?? ""
+        if let proofID = UUID(uuidString: proofText), digests[proofID] == nil, archived.contains(proofID) {
+            walk.archived += 1
+            return nil
+        }
         guard let proofID = UUID(uuidString: proofText), let stored = digests[proofID] else {
             return AuditBreak(seq: event.seq, kind: .proofMissing, expected: proofText, found: "", subject: event.subject,
                               proofID: proofText, chain: event.chain)
@@ -191,7 +201,13 @@ public struct AuditVerifier: Sendable {
         return nil
     }
 
-    func proofDigests(for events: [AuditEvent], in session: PostgresSession) async throws -> [UUID: ProofDigests] {
+    /// The digests of the proofs `events` record, and which of the missing ones were archived.
+    func proofDigests(for events: [AuditEvent], in session: PostgresSession) async throws
+        -> (digests: [UUID: ProofDigests], archived: Set<UUID>) {
+        var subjects: [UUID: String] = [:]
+        for event in events where event.action == AuditAction.proofRecorded.rawValue {
+            if let id = event.details["proof_id"].flatMap(UUID.init(uuidString:)) { subjects[id] = event.subject }
+        }
         let ids = events.filter { $0.action == AuditAction.proofRecorded.rawValue }
             .compactMap { $0.details["proof_id"].flatMap(UUID.init(uuidString:)) }
         var digests: [UUID: ProofDigests] = [:]
@@ -208,6 +224,18 @@ public struct AuditVerifier: Sendable {
                     storedBody: try row.decode([UInt8].self, 3), storedPNG: try row.decode([UInt8].self, 4))
             }
         }
-        return digests
+        let missing = ids.filter { digests[$0] == nil }
+        guard !missing.isEmpty else { return (digests, []) }
+        // A delivery keeps `delivered_at` = its proof's `received_at` when the proof's month is
+        // dropped; the archive events are read in the same snapshot (and verified by the walk).
+        let references = Set(missing.compactMap { subjects[$0] }.filter { $0.hasPrefix("delivery:") }.map { String($0.dropFirst(9)) })
+        let archivedReferences = try await Set(session.query("""
+            SELECT d.reference FROM deliveries d
+            WHERE d.reference = ANY(string_to_array($1, ',')) AND d.status = 'delivered'
+              AND EXISTS (SELECT 1 FROM audit_events a WHERE a.action = 'proofs_archived'
+                          AND d.delivered_at >= (a.details ->> 'since')::timestamptz AND d.delivered_at < (a.details ->> 'until')::timestamptz)
+            """, [references.sorted().joined(separator: ",")]).rows.map { try $0.decode(String.self, 0) })
+        let archived = Set(missing.filter { id in subjects[id].map { archivedReferences.contains(String($0.dropFirst(9))) } ?? false })
+        return (digests, archived)
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Cryptography
 import Foundation
 import Postgres
 import ProofAPI
@@ -14,6 +15,8 @@ struct ExportCommand: AsyncParsableCommand {
             Periods are [since, until) on the server's received time, as RFC 3339 with an offset or a date (YYYY-MM-DD, UTC).
             The key is CHECKPOINT_KEY_FILE or <DATA_DIR>/checkpoint-ed25519.pem, as for `serve`.
             Check the result with `countersign verify FILE.zip --public-key <hex>`.
+            With --archive (retention, docs/audit.md): once the bundle is written, a `proofs_archived` audit event
+            records the period and the bundle's SHA-256, so verification accepts those proofs once they are dropped.
             """
     )
 
@@ -22,9 +25,14 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(help: "zip, ndjson or csv.") var format: String = "zip"
     @Option(name: .shortAndLong, help: "Output file.") var output: String
     @Option(name: .customLong("database-url"), help: "libpq URL (DATABASE_URL).") var databaseURL: String?
+    @Flag(help: "Record the bundle in the audit log as the archive of the period (retention); needs --since, --until and zip.")
+    var archive = false
 
     func validate() throws {
         if ProofExporter.Format(rawValue: format) == nil { throw ValidationError("--format: zip, ndjson or csv") }
+        if archive, since == nil || until == nil || format != ProofExporter.Format.zip.rawValue {
+            throw ValidationError("--archive needs --since, --until and the zip format")
+        }
         _ = try Self.date(since, "--since")
         _ = try Self.date(until, "--until")
     }
@@ -48,6 +56,12 @@ struct ExportCommand: AsyncParsableCommand {
             progress.finish()
             if FileManager.default.fileExists(atPath: output) { try FileManager.default.removeItem(atPath: output) }
             try FileManager.default.moveItem(atPath: temporary, toPath: output)
+            if archive, let since = try Self.date(since, "--since"), let until = try Self.date(until, "--until") {
+                let digest = try Self.sha256(ofFile: output)
+                let event = try await Self.recordArchive(since: since, until: until, bundleSHA256: digest, proofs: summary.proofs,
+                                                         databaseURL: databaseURL ?? environment.databaseURL)
+                print("archived: audit event \(event.seq) (chain \(event.chain)) records \(output), SHA-256 \(digest)")
+            }
             var line = "exported \(summary.proofs) proofs, \(summary.bytes) bytes to \(output)"
             if let checkpoint = summary.checkpoint {
                 line += "; audit checkpoint of \(checkpoint.heads.count) chains, newest seq \(checkpoint.seq); signer \(checkpoint.publicKey.hexString)"
@@ -60,6 +74,33 @@ struct ExportCommand: AsyncParsableCommand {
             progress.finish()
             throw error
         }
+    }
+
+    /// Appends the `proofs_archived` event for `[since, until)` as the command line.
+    static func recordArchive(since: Date, until: Date, bundleSHA256: String, proofs: Int, databaseURL: String) async throws -> AuditEvent {
+        let database = PostgresClient(configuration: PostgresConfiguration(url: databaseURL, poolSize: 1))
+        let (sinceText, untilText) = (RFC3339Timestamp.format(since), RFC3339Timestamp.format(until))
+        do {
+            let event = try await database.withTransaction { session in
+                try await AuditLog.append(.proofsArchived, subject: "archive:\(sinceText)/\(untilText)",
+                                          details: ["since": sinceText, "until": untilText, "bundle_sha256": bundleSHA256,
+                                                    "proof_count": String(proofs)], origin: .cli, in: session)
+            }
+            await database.shutdown()
+            return event
+        } catch {
+            await database.shutdown()
+            throw error
+        }
+    }
+
+    /// The SHA-256 of a file, read in 1 MiB pieces.
+    static func sha256(ofFile path: String) throws -> String {
+        guard let handle = FileHandle(forReadingAtPath: path) else { throw ValidationError("cannot read \(path)") }
+        defer { try? handle.close() }
+        var hasher = SHA256Hasher()
+        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(Array(chunk)) }
+        return hasher.finalize().hexString
     }
 
     /// RFC 3339 with an offset, or a bare date taken as midnight UTC.

@@ -84,8 +84,9 @@ struct VerifyCommand: AsyncParsableCommand {
     /// breaks (`--json` lists every chain's head).
     static func describe(_ result: AuditVerification) -> String {
         switch result {
-        case .ok(let count, let heads):
+        case .ok(let count, let heads, let archived):
             return "audit chains ok: \(count) events in \(heads.count) chains, newest seq \(heads.map(\.seq).max() ?? 0)"
+                + (archived > 0 ? "; \(archived) recorded proofs archived (gone from the database: check the bundles the proofs_archived events name)" : "")
         case .broken(let failure):
             var line = "audit chain BROKEN at seq \(failure.seq)" + (failure.chain.map { " (chain \($0))" } ?? "")
                 + ": \(failure.kind.rawValue) (expected \(failure.expected), found \(failure.found))"

@@ -230,6 +230,62 @@ struct AuditTests {
         return event.recomputedHash
     }
 
+    @Test("retention: proofs of an archived period, once dropped, verify as archived; a proof missing outside it is still named")
+    func archivedProofs() async throws {
+        try await APITestHarness.with { harness in
+            try await harness.application().test(.router) { client in
+                let (first, firstProof) = try await Self.deliver(client, harness, signer: "First")
+                let (second, _) = try await Self.deliver(client, harness, signer: "Second")
+                try await Task.sleep(for: .milliseconds(50))  // so a period can end between the second and third proof
+                let (third, thirdProof) = try await Self.deliver(client, harness, signer: "Third")
+                func deliveredAt(_ reference: String) async throws -> Date {
+                    try await harness.database.query("SELECT delivered_at FROM deliveries WHERE reference = $1", [reference])
+                        .decode(Date.self, row: 0, column: 0)
+                }
+                // The period holds the first two proofs; the third was received after it ends.
+                let since = try await deliveredAt(first).addingTimeInterval(-60)
+                let until = try await deliveredAt(second).addingTimeInterval(0.02)
+                #expect(try await deliveredAt(third) > until)
+                let (sinceText, untilText) = (RFC3339Timestamp.format(since), RFC3339Timestamp.format(until))
+                _ = try await harness.database.withTransaction { session in
+                    try await AuditLog.append(.proofsArchived, subject: "archive:\(sinceText)/\(untilText)",
+                                              details: ["since": sinceText, "until": untilText, "bundle_sha256": String(repeating: "ab", count: 32),
+                                                        "proof_count": "2"], origin: .cli, in: session)
+                }
+                var result = try await Self.verify(client, harness)
+                #expect(result["status"] as? String == "ok" && result["archived_proofs"] as? Int == 0, "nothing dropped yet: \(result)")
+
+                // The retention procedure drops the archived proofs (here: their rows, as the table owner would drop a month).
+                try await Self.asSuperuser(harness) { admin in
+                    try await admin.withConnection { session in
+                        try await session.execute("ALTER TABLE proofs DISABLE TRIGGER USER")
+                        try await session.execute("""
+                            DELETE FROM proofs WHERE delivery_id IN (SELECT id FROM deliveries WHERE reference IN ($1, $2))
+                            """, [first, second])
+                        try await session.execute("ALTER TABLE proofs ENABLE TRIGGER USER")
+                    }
+                }
+                result = try await Self.verify(client, harness)
+                #expect(result["status"] as? String == "ok", "\(result)")
+                #expect(result["archived_proofs"] as? Int == 2)
+                #expect(firstProof != thirdProof)
+
+                // A proof received outside every archived period is still reported missing.
+                try await Self.asSuperuser(harness) { admin in
+                    try await admin.withConnection { session in
+                        try await session.execute("ALTER TABLE proofs DISABLE TRIGGER USER")
+                        try await session.execute("DELETE FROM proofs WHERE id = $1::uuid", [thirdProof])
+                        try await session.execute("ALTER TABLE proofs ENABLE TRIGGER USER")
+                    }
+                }
+                result = try await Self.verify(client, harness)
+                #expect(result["kind"] as? String == "proof_missing")
+                #expect(result["proof_id"] as? String == thirdProof)
+                #expect(result["subject"] as? String == "delivery:\(third)")
+            }
+        }
+    }
+
     @Test("the service role cannot UPDATE, DELETE or TRUNCATE audit events")
     func appendOnly() async throws {
         try await APITestHarness.with { harness in

@@ -357,7 +357,7 @@ struct AuditLogTests {
             let firstOnZero = try #require(appended.first { $0.chain == 0 })
             #expect(firstOnZero.prevHash == prev)
             _ = try await AuditCheckpointStore(database: database, key: key).current()
-            guard case .ok(let count, let heads) = try await AuditVerifier(database: database).verify(trustedPublicKeys: [key.publicKey]) else {
+            guard case .ok(let count, let heads, _) = try await AuditVerifier(database: database).verify(trustedPublicKeys: [key.publicKey]) else {
                 Issue.record("not ok after new events")
                 throw CancellationError()
             }
@@ -417,7 +417,7 @@ struct AuditLogTests {
             }
             #expect(try await runner.migrate(migrations) == migrations.map(\.version).filter { $0 > 2 })
             let result = try await AuditVerifier(database: database).verify()
-            guard case .ok(let count, _) = result else { Issue.record("not ok: \(result)"); throw CancellationError() }
+            guard case .ok(let count, _, _) = result else { Issue.record("not ok: \(result)"); throw CancellationError() }
             #expect(count == 2)
             let events = try await AuditLog(database: database).events(AuditQuery(limit: 10)).events
             #expect(events.map(\.subject) == ["delivery:OLD-1", "delivery:OLD-2"], "oldest proof first")
