@@ -46,7 +46,10 @@ async function verify() {
     if (result.status === 'ok') {
       const chains = result.chains ?? [];
       setStatus(status, `Chains intact: ${result.count} events verified in ${chains.length} chains.`, 'ok');
-      fillDetails(byId('verify-details'), [['Events', String(result.count)], ['Chain heads', headsNode(chains)]]);
+      fillDetails(byId('verify-details'), [
+        ['Events', String(result.count)], ['Chain heads', headsNode(chains)],
+        ['Archived proofs', result.archived_proofs ? `${result.archived_proofs} (gone by retention: check their bundles)` : undefined],
+      ]);
     } else {
       setStatus(status, `Chain BROKEN at event ${result.seq}: ${result.kind}.`, 'error');
       fillDetails(byId('verify-details'), [
