@@ -201,6 +201,10 @@ public struct AuditVerifier: Sendable {
         return nil
     }
 
+    /// What `countersign export --archive` writes as `since`/`until` (RFC 3339, UTC); anything else
+    /// (only tampering makes it) is ignored rather than failing the cast, and the walk reports the event.
+    static let timestampPattern = #"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$"#
+
     /// The digests of the proofs `events` record, and which of the missing ones were archived.
     func proofDigests(for events: [AuditEvent], in session: PostgresSession) async throws
         -> (digests: [UUID: ProofDigests], archived: Set<UUID>) {
@@ -232,9 +236,10 @@ public struct AuditVerifier: Sendable {
         let archivedReferences = try await Set(session.query("""
             SELECT d.reference FROM deliveries d
             WHERE d.reference = ANY(string_to_array($1, ',')) AND d.status = 'delivered'
-              AND EXISTS (SELECT 1 FROM audit_events a WHERE a.action = 'proofs_archived'
-                          AND d.delivered_at >= (a.details ->> 'since')::timestamptz AND d.delivered_at < (a.details ->> 'until')::timestamptz)
-            """, [references.sorted().joined(separator: ",")]).rows.map { try $0.decode(String.self, 0) })
+              AND EXISTS (SELECT 1 FROM audit_events a
+                          WHERE a.action = 'proofs_archived' AND a.details ->> 'since' ~ $2 AND a.details ->> 'until' ~ $2
+                            AND d.delivered_at >= (a.details ->> 'since')::timestamptz AND d.delivered_at < (a.details ->> 'until')::timestamptz)
+            """, [references.sorted().joined(separator: ","), Self.timestampPattern]).rows.map { try $0.decode(String.self, 0) })
         let archived = Set(missing.filter { id in subjects[id].map { archivedReferences.contains(String($0.dropFirst(9))) } ?? false })
         return (digests, archived)
     }
