@@ -67,6 +67,16 @@ struct APITestHarness: Sendable {
         precondition(status == .created, "delivery creation failed: \(status)")
         return reference
     }
+
+    /// Creates a delivery and uploads `body` (the sample proof by default) to it as a courier;
+    /// returns the reference and the upload's response.
+    func createDeliveryWithProof(_ client: some TestClientProtocol,
+                                 body: String = Samples.proofJSON()) async throws -> (reference: String, upload: TestResponse) {
+        let reference = try await createDelivery(client)
+        let upload = try await client.execute(uri: "/v1/deliveries/\(reference)/proof", method: .post, headers: headers(.courier),
+                                              body: ByteBuffer(string: body))
+        return (reference, upload)
+    }
 }
 
 /// Test inputs.

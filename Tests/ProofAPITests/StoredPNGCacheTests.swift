@@ -87,9 +87,7 @@ struct StoredPNGCacheHTTPTests {
     func cachedFetchStillAuthorisesAndAudits() async throws {
         try await APITestHarness.with { harness in
             try await harness.application().test(.router) { client in
-                let reference = try await harness.createDelivery(client)
-                let upload = try await client.execute(uri: "/v1/deliveries/\(reference)/proof", method: .post,
-                                                      headers: harness.headers(.courier), body: ByteBuffer(string: Samples.proofJSON()))
+                let (reference, upload) = try await harness.createDeliveryWithProof(client)
                 #expect(upload.status == .created)
                 let sha = try #require(upload.json["png_sha256"] as? String)
                 let uri = "/v1/deliveries/\(reference)/proof/signature.png"

@@ -42,9 +42,7 @@ struct StoredRenderOptionsHTTPTests {
     func reRenderFollowsStoredOptions() async throws {
         try await APITestHarness.with { harness in
             try await harness.application().test(.router) { client in
-                let reference = try await harness.createDelivery(client)
-                let upload = try await client.execute(uri: "/v1/deliveries/\(reference)/proof", method: .post,
-                                                      headers: harness.headers(.courier), body: ByteBuffer(string: Samples.proofJSON()))
+                let (reference, upload) = try await harness.createDeliveryWithProof(client)
                 #expect(upload.status == .created)
                 let base = "/v1/deliveries/\(reference)/proof"
                 let svgBefore = String(decoding: try await client.execute(uri: base + "/signature.svg", method: .get,
