@@ -129,17 +129,37 @@ public enum PNGEncoder {
         color: PNGColor = .black, background: PNGBackground = .transparent,
         options: PNGOptions = .default
     ) throws(PNGError) -> [UInt8] {
-        // Sizes beyond libpng's limit are passed through on purpose: libpng itself rejects
-        // them, and its message is what the caller should see.
-        guard width > 0, height > 0, width <= Int(UInt32.max), height <= Int(UInt32.max) else {
-            throw PNGError(code: .invalidArgument, message: "image size \(width)x\(height) is not positive")
-        }
+        try checkSize(width: width, height: height)
         guard width.multipliedReportingOverflow(by: height) == (alpha.count, false) else {
             throw PNGError(
                 code: .invalidArgument,
                 message: "alpha has \(alpha.count) bytes, expected \(width)x\(height)")
         }
 
+        var out: UnsafeMutablePointer<UInt8>? = nil
+        var outSize = 0
+        var message = [CChar](repeating: 0, count: 256)
+        let status: Int32 = try withParameters(
+            width: width, height: height, color: color, background: background, options: options
+        ) { params in
+            alpha.withUnsafeBufferPointer { src in
+                message.withUnsafeMutableBufferPointer { msg in
+                    cs_png_encode(&params, src.baseAddress, width, &out, &outSize, msg.baseAddress, msg.count)
+                }
+            }
+        }
+        guard status == Int32(CS_PNG_OK), let out else {
+            throw PNGError(code: code(status), message: string(message))
+        }
+        defer { cs_png_free(out) }
+        return [UInt8](UnsafeBufferPointer(start: out, count: outSize))
+    }
+
+    /// The shim's parameters for this image, with pointers valid only during `body`.
+    static func withParameters<R>(
+        width: Int, height: Int, color: PNGColor, background: PNGBackground, options: PNGOptions,
+        _ body: (inout cs_png_params) -> R
+    ) throws(PNGError) -> R {
         let format = try resolve(options.pixelFormat, color: color, background: background)
         var params = cs_png_params()
         params.width = UInt32(width)
@@ -157,9 +177,17 @@ public enum PNGEncoder {
         switch (format, background) {
         case (.palette, .transparent):
             params.color_type = Int32(CS_PNG_PALETTE)
-            for _ in 0..<256 { palette += [color.red, color.green, color.blue] }
+            palette = [UInt8](unsafeUninitializedCapacity: 768) { buf, n in
+                for i in 0..<256 {
+                    buf[3 * i] = color.red; buf[3 * i + 1] = color.green; buf[3 * i + 2] = color.blue
+                }
+                n = 768
+            }
             // Index i has alpha i; entry 255 is opaque by default, so 255 entries suffice.
-            trns = (0..<255).map { UInt8($0) }
+            trns = [UInt8](unsafeUninitializedCapacity: 255) { buf, n in
+                for i in 0..<255 { buf[i] = UInt8(i) }
+                n = 255
+            }
         case (.palette, .white):
             params.color_type = Int32(CS_PNG_PALETTE)
             for i in 0..<256 {
@@ -174,32 +202,28 @@ public enum PNGEncoder {
         case (.automatic, _):
             preconditionFailure("resolved above")
         }
-
-        var message = [CChar](repeating: 0, count: 256)
-        var out: UnsafeMutablePointer<UInt8>? = nil
-        var outSize = 0
-        let status: Int32 = alpha.withUnsafeBufferPointer { src in
-            palette.withUnsafeBufferPointer { pal in
-                trns.withUnsafeBufferPointer { tr in
-                    withOptionalPointer(lut0) { l0 in
-                            params.palette_rgb = pal.baseAddress
-                            params.palette_entries = Int32(pal.count / 3)
-                            params.trns = tr.baseAddress
-                            params.trns_entries = Int32(tr.count)
-                            params.lut0 = l0
-                            params.lut1 = nil  // grey+alpha: alpha = coverage
-                            return message.withUnsafeMutableBufferPointer { msg in
-                                cs_png_encode(&params, src.baseAddress, width, &out, &outSize, msg.baseAddress, msg.count)
-                            }
-                    }
+        return palette.withUnsafeBufferPointer { pal in
+            trns.withUnsafeBufferPointer { tr in
+                withOptionalPointer(lut0) { l0 in
+                    params.palette_rgb = pal.baseAddress
+                    params.palette_entries = Int32(pal.count / 3)
+                    params.trns = tr.baseAddress
+                    params.trns_entries = Int32(tr.count)
+                    params.lut0 = l0
+                    params.lut1 = nil  // grey+alpha: alpha = coverage
+                    return body(&params)
                 }
             }
         }
-        guard status == Int32(CS_PNG_OK), let out else {
-            throw PNGError(code: code(status), message: string(message))
+    }
+
+    /// Checks a size as ``encode(alpha:width:height:color:background:options:)`` does.
+    static func checkSize(width: Int, height: Int) throws(PNGError) {
+        // Sizes beyond libpng's limit are passed through on purpose: libpng itself rejects
+        // them, and its message is what the caller should see.
+        guard width > 0, height > 0, width <= Int(UInt32.max), height <= Int(UInt32.max) else {
+            throw PNGError(code: .invalidArgument, message: "image size \(width)x\(height) is not positive")
         }
-        defer { cs_png_free(out) }
-        return [UInt8](UnsafeBufferPointer(start: out, count: outSize))
     }
 
     static func resolve(
@@ -226,6 +250,72 @@ public enum PNGEncoder {
     @inline(__always)
     static func blend(_ ink: UInt8, _ i: Int) -> UInt8 {
         UInt8(255 - ((255 - Int(ink)) * i + 127) / 255)
+    }
+}
+
+/// Writes a PNG row by row, for producers that have the image in bands (the rasteriser):
+/// the same file as ``PNGEncoder/encode(alpha:width:height:color:background:options:)`` gives for
+/// the same rows and settings, without the whole coverage mask in memory at once.
+///
+/// libpng's error longjmps stay inside the C shim (each call sets its own `setjmp`); after a
+/// failure every later call throws. The writer is released when the object goes away.
+public final class PNGRowWriter {
+    /// Image width in pixels (bytes per row passed in).
+    public let width: Int
+    /// Image height in pixels (rows to pass in before ``finish()``).
+    public let height: Int
+    private let writer: OpaquePointer
+
+    /// Starts a PNG of `width` × `height` coverage bytes (0 = no ink, 255 = full ink).
+    public init(
+        width: Int, height: Int, color: PNGColor = .black, background: PNGBackground = .transparent,
+        options: PNGOptions = .default
+    ) throws(PNGError) {
+        try PNGEncoder.checkSize(width: width, height: height)
+        var message = [CChar](repeating: 0, count: 256)
+        var w: OpaquePointer? = nil
+        let status = try PNGEncoder.withParameters(
+            width: width, height: height, color: color, background: background, options: options
+        ) { params in
+            message.withUnsafeMutableBufferPointer { msg in
+                cs_png_writer_begin(&params, &w, msg.baseAddress, msg.count)
+            }
+        }
+        guard status == Int32(CS_PNG_OK), let w else {
+            throw PNGError(code: code(status), message: string(message))
+        }
+        self.width = width
+        self.height = height
+        self.writer = w
+    }
+
+    deinit { cs_png_writer_free(writer) }
+
+    /// Writes the next rows, each pointing at `width` coverage bytes.
+    public func write(rows: UnsafeBufferPointer<UnsafePointer<UInt8>>) throws(PNGError) {
+        guard let base = rows.baseAddress, !rows.isEmpty else { return }
+        let pointers = UnsafeRawPointer(base).assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
+        let status = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { msg in
+            msg[0] = 0
+            let status = cs_png_writer_rows(writer, pointers, UInt32(clamping: rows.count), msg.baseAddress, msg.count)
+            return status == Int32(CS_PNG_OK) ? nil : (status, string(Array(msg)))
+        }
+        if let (status, message) = status { throw PNGError(code: code(status), message: message) }
+    }
+
+    /// Finishes the file after all `height` rows and returns it.
+    public func finish() throws(PNGError) -> [UInt8] {
+        var out: UnsafeMutablePointer<UInt8>? = nil
+        var outSize = 0
+        var message = [CChar](repeating: 0, count: 256)
+        let status = message.withUnsafeMutableBufferPointer { msg in
+            cs_png_writer_finish(writer, &out, &outSize, msg.baseAddress, msg.count)
+        }
+        guard status == Int32(CS_PNG_OK), let out else {
+            throw PNGError(code: code(status), message: string(message))
+        }
+        defer { cs_png_free(out) }
+        return [UInt8](UnsafeBufferPointer(start: out, count: outSize))
     }
 }
 

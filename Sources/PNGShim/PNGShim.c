@@ -62,14 +62,61 @@ static int cs_invalid(char *message, size_t capacity, const char *text) {
     return CS_PNG_INVALID_ARGUMENT;
 }
 
-int cs_png_encode(const cs_png_params *p, const uint8_t *source, size_t source_stride,
-                  uint8_t **out_data, size_t *out_size, char *message, size_t message_capacity) {
-    if (out_data == NULL || out_size == NULL) return cs_invalid(message, message_capacity, "no output pointer");
-    *out_data = NULL;
-    *out_size = 0;
-    if (p == NULL || source == NULL) return cs_invalid(message, message_capacity, "no parameters or pixels");
+struct cs_png_writer {
+    png_structp png;
+    png_infop info;
+    cs_state st;
+    uint32_t width;
+    uint32_t height;
+    uint32_t written;
+    int channels;         // written samples per pixel (1 or 2)
+    int convert;          // rows go through the tables into `row`
+    int has_lut0, has_lut1;
+    int dead;             // libpng failed: nothing more may be called on `png`
+    uint8_t lut0[256], lut1[256];
+    uint8_t *row;
+    char message[256];
+};
+
+static int cs_fail(cs_png_writer *w, char *message, size_t capacity) {
+    w->dead = 1;
+    cs_set_message(message, capacity, w->message[0] ? w->message : "libpng failed");
+    return w->st.out_of_memory ? CS_PNG_OUT_OF_MEMORY : CS_PNG_LIBPNG_ERROR;
+}
+
+// One row into libpng (may longjmp: only called below a setjmp of the calling entry point).
+static void cs_put_row(cs_png_writer *w, const uint8_t *src) {
+    if (!w->convert) {
+        png_write_row(w->png, src);
+        return;
+    }
+    uint8_t *row = w->row;
+    if (w->channels == 1) {
+        const uint8_t *lut = w->lut0;
+        for (uint32_t x = 0; x < w->width; x++) row[x] = lut[src[x]];
+    } else {
+        for (uint32_t x = 0; x < w->width; x++) {
+            uint8_t v = src[x];
+            row[2 * x] = w->has_lut0 ? w->lut0[v] : v;
+            row[2 * x + 1] = w->has_lut1 ? w->lut1[v] : v;
+        }
+    }
+    png_write_row(w->png, row);
+}
+
+void cs_png_writer_free(cs_png_writer *w) {
+    if (w == NULL) return;
+    if (w->png != NULL) png_destroy_write_struct(&w->png, w->info != NULL ? &w->info : NULL);
+    free(w->st.data);
+    free(w->row);
+    free(w);
+}
+
+int cs_png_writer_begin(const cs_png_params *p, cs_png_writer **out_writer, char *message, size_t message_capacity) {
+    if (out_writer == NULL) return cs_invalid(message, message_capacity, "no output pointer");
+    *out_writer = NULL;
+    if (p == NULL) return cs_invalid(message, message_capacity, "no parameters");
     if (p->width == 0 || p->height == 0) return cs_invalid(message, message_capacity, "image width and height must be positive");
-    if (source_stride < p->width) return cs_invalid(message, message_capacity, "source stride smaller than the width");
     if (p->color_type != CS_PNG_GRAY && p->color_type != CS_PNG_PALETTE && p->color_type != CS_PNG_GRAY_ALPHA)
         return cs_invalid(message, message_capacity, "unsupported color type");
     if (p->color_type == CS_PNG_PALETTE) {
@@ -83,46 +130,49 @@ int cs_png_encode(const cs_png_params *p, const uint8_t *source, size_t source_s
     if (p->compression_mem_level < 1 || p->compression_mem_level > 9) return cs_invalid(message, message_capacity, "zlib memLevel must be 1...9");
     if (p->compression_window_bits < 8 || p->compression_window_bits > 15) return cs_invalid(message, message_capacity, "zlib windowBits must be 8...15");
 
-    const size_t channels = p->color_type == CS_PNG_GRAY_ALPHA ? 2 : 1;
-    const int convert = channels == 2 || p->lut0 != NULL;
-    uint8_t *row = NULL;
-    if (convert) {
-        row = (uint8_t *)malloc((size_t)p->width * channels);
-        if (row == NULL) {
+    cs_png_writer *w = (cs_png_writer *)calloc(1, sizeof *w);
+    if (w == NULL) {
+        cs_set_message(message, message_capacity, "out of memory for the PNG writer");
+        return CS_PNG_OUT_OF_MEMORY;
+    }
+    w->width = p->width;
+    w->height = p->height;
+    w->channels = p->color_type == CS_PNG_GRAY_ALPHA ? 2 : 1;
+    w->convert = w->channels == 2 || p->lut0 != NULL;
+    if (p->lut0 != NULL) { memcpy(w->lut0, p->lut0, 256); w->has_lut0 = 1; }
+    if (p->lut1 != NULL) { memcpy(w->lut1, p->lut1, 256); w->has_lut1 = 1; }
+    if (w->convert) {
+        w->row = (uint8_t *)malloc((size_t)p->width * (size_t)w->channels);
+        if (w->row == NULL) {
+            cs_png_writer_free(w);
             cs_set_message(message, message_capacity, "out of memory for a row buffer");
             return CS_PNG_OUT_OF_MEMORY;
         }
     }
+    w->st.message = w->message;
+    w->st.message_capacity = sizeof w->message;
 
-    cs_state st;
-    memset(&st, 0, sizeof st);
-    st.message = message;
-    st.message_capacity = message_capacity;
-
-    png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &st, cs_error, cs_warning);
-    if (png == NULL) {
-        free(row);
+    w->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &w->st, cs_error, cs_warning);
+    if (w->png == NULL) {
+        cs_png_writer_free(w);
         cs_set_message(message, message_capacity, "png_create_write_struct failed");
         return CS_PNG_OUT_OF_MEMORY;
     }
-    png_infop info = png_create_info_struct(png);
-    if (info == NULL) {
-        png_destroy_write_struct(&png, NULL);
-        free(row);
+    w->info = png_create_info_struct(w->png);
+    if (w->info == NULL) {
+        cs_png_writer_free(w);
         cs_set_message(message, message_capacity, "png_create_info_struct failed");
         return CS_PNG_OUT_OF_MEMORY;
     }
-    // `png`, `info` and `row` are not modified after this point; `st` lives in memory
-    // (its address is held by libpng), so all are valid after a longjmp.
-    if (setjmp(png_jmpbuf(png))) {
-        png_destroy_write_struct(&png, &info);
-        free(row);
-        free(st.data);
-        return st.out_of_memory ? CS_PNG_OUT_OF_MEMORY : CS_PNG_LIBPNG_ERROR;
+    // `w` itself is not modified after this point (only what it points to), so it is valid
+    // after a longjmp.
+    if (setjmp(png_jmpbuf(w->png))) {
+        int code = cs_fail(w, message, message_capacity);
+        cs_png_writer_free(w);
+        return code;
     }
-
-    png_set_write_fn(png, &st, cs_write, cs_flush);
-    png_set_IHDR(png, info, p->width, p->height, 8, p->color_type, PNG_INTERLACE_NONE,
+    png_set_write_fn(w->png, &w->st, cs_write, cs_flush);
+    png_set_IHDR(w->png, w->info, p->width, p->height, 8, p->color_type, PNG_INTERLACE_NONE,
                  PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
     if (p->color_type == CS_PNG_PALETTE) {
         png_color palette[256];
@@ -131,41 +181,83 @@ int cs_png_encode(const cs_png_params *p, const uint8_t *source, size_t source_s
             palette[i].green = p->palette_rgb[3 * i + 1];
             palette[i].blue = p->palette_rgb[3 * i + 2];
         }
-        png_set_PLTE(png, info, palette, p->palette_entries);
-        if (p->trns_entries > 0) png_set_tRNS(png, info, p->trns, p->trns_entries, NULL);
+        png_set_PLTE(w->png, w->info, palette, p->palette_entries);
+        if (p->trns_entries > 0) png_set_tRNS(w->png, w->info, p->trns, p->trns_entries, NULL);
     }
-    png_set_filter(png, PNG_FILTER_TYPE_BASE, p->filters);
-    png_set_compression_level(png, p->compression_level);
-    png_set_compression_strategy(png, p->compression_strategy);
-    png_set_compression_mem_level(png, p->compression_mem_level);
-    png_set_compression_window_bits(png, p->compression_window_bits);
-    png_write_info(png, info);
-
-    for (uint32_t y = 0; y < p->height; y++) {
-        const uint8_t *src = source + (size_t)y * source_stride;
-        if (!convert) {
-            png_write_row(png, src);
-            continue;
-        }
-        if (channels == 1) {
-            const uint8_t *lut = p->lut0;
-            for (uint32_t x = 0; x < p->width; x++) row[x] = lut[src[x]];
-        } else {
-            const uint8_t *l0 = p->lut0, *l1 = p->lut1;
-            for (uint32_t x = 0; x < p->width; x++) {
-                uint8_t v = src[x];
-                row[2 * x] = l0 ? l0[v] : v;
-                row[2 * x + 1] = l1 ? l1[v] : v;
-            }
-        }
-        png_write_row(png, row);
-    }
-    png_write_end(png, NULL);
-    png_destroy_write_struct(&png, &info);
-    free(row);
-    *out_data = st.data;
-    *out_size = st.size;
+    png_set_filter(w->png, PNG_FILTER_TYPE_BASE, p->filters);
+    png_set_compression_level(w->png, p->compression_level);
+    png_set_compression_strategy(w->png, p->compression_strategy);
+    png_set_compression_mem_level(w->png, p->compression_mem_level);
+    png_set_compression_window_bits(w->png, p->compression_window_bits);
+    png_write_info(w->png, w->info);
+    *out_writer = w;
     return CS_PNG_OK;
+}
+
+static int cs_check_rows(cs_png_writer *w, uint32_t count, char *message, size_t message_capacity) {
+    if (w->dead) return cs_invalid(message, message_capacity, "the PNG writer failed earlier");
+    if (count > w->height - w->written) return cs_invalid(message, message_capacity, "more rows than the image height");
+    return CS_PNG_OK;
+}
+
+int cs_png_writer_rows(cs_png_writer *w, const uint8_t *const *rows, uint32_t count,
+                       char *message, size_t message_capacity) {
+    if (w == NULL || (rows == NULL && count > 0)) return cs_invalid(message, message_capacity, "no writer or rows");
+    int status = cs_check_rows(w, count, message, message_capacity);
+    if (status != CS_PNG_OK) return status;
+    if (setjmp(png_jmpbuf(w->png))) return cs_fail(w, message, message_capacity);
+    for (uint32_t i = 0; i < count; i++) {
+        cs_put_row(w, rows[i]);
+        w->written++;
+    }
+    return CS_PNG_OK;
+}
+
+// As cs_png_writer_rows, for `count` rows `stride` bytes apart.
+static int cs_png_writer_strided(cs_png_writer *w, const uint8_t *source, size_t stride, uint32_t count,
+                                 char *message, size_t message_capacity) {
+    int status = cs_check_rows(w, count, message, message_capacity);
+    if (status != CS_PNG_OK) return status;
+    if (setjmp(png_jmpbuf(w->png))) return cs_fail(w, message, message_capacity);
+    for (uint32_t i = 0; i < count; i++) {
+        cs_put_row(w, source + (size_t)i * stride);
+        w->written++;
+    }
+    return CS_PNG_OK;
+}
+
+int cs_png_writer_finish(cs_png_writer *w, uint8_t **out_data, size_t *out_size,
+                         char *message, size_t message_capacity) {
+    if (w == NULL || out_data == NULL || out_size == NULL) return cs_invalid(message, message_capacity, "no writer or output pointer");
+    *out_data = NULL;
+    *out_size = 0;
+    if (w->dead) return cs_invalid(message, message_capacity, "the PNG writer failed earlier");
+    if (w->png == NULL) return cs_invalid(message, message_capacity, "the PNG was already finished");
+    if (w->written != w->height) return cs_invalid(message, message_capacity, "fewer rows written than the image height");
+    if (setjmp(png_jmpbuf(w->png))) return cs_fail(w, message, message_capacity);
+    png_write_end(w->png, NULL);
+    png_destroy_write_struct(&w->png, &w->info);
+    *out_data = w->st.data;
+    *out_size = w->st.size;
+    w->st.data = NULL;
+    w->st.size = 0;
+    return CS_PNG_OK;
+}
+
+int cs_png_encode(const cs_png_params *p, const uint8_t *source, size_t source_stride,
+                  uint8_t **out_data, size_t *out_size, char *message, size_t message_capacity) {
+    if (out_data == NULL || out_size == NULL) return cs_invalid(message, message_capacity, "no output pointer");
+    *out_data = NULL;
+    *out_size = 0;
+    if (p == NULL || source == NULL) return cs_invalid(message, message_capacity, "no parameters or pixels");
+    if (p->width == 0 || p->height == 0) return cs_invalid(message, message_capacity, "image width and height must be positive");
+    if (source_stride < p->width) return cs_invalid(message, message_capacity, "source stride smaller than the width");
+    cs_png_writer *w = NULL;
+    int status = cs_png_writer_begin(p, &w, message, message_capacity);
+    if (status == CS_PNG_OK) status = cs_png_writer_strided(w, source, source_stride, p->height, message, message_capacity);
+    if (status == CS_PNG_OK) status = cs_png_writer_finish(w, out_data, out_size, message, message_capacity);
+    cs_png_writer_free(w);
+    return status;
 }
 
 void cs_png_free(uint8_t *data) { free(data); }

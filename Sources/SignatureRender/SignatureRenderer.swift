@@ -100,26 +100,77 @@ public enum SignatureRenderer {
 
     /// Renders `ink` to a PNG and reports in `timings` how long the two halves took: reconstruct,
     /// lay out and rasterise (``RenderTimings/render``), then PNG encoding (``RenderTimings/encode``).
+    /// Rasterising and encoding are interleaved band by band; each band's time goes to its half.
     public static func renderPNG(_ ink: InkDocument, options: RenderOptions = RenderOptions(),
                                  timings: inout RenderTimings) throws(RenderError) -> RenderedImage {
         let clock = ContinuousClock()
         let start = clock.now
         let laidOut = try geometry(ink, options: options)
-        let w = laidOut.layout.pixelWidth, h = laidOut.layout.pixelHeight
-        try checkSize(width: w, height: h, options: options)
-        let alpha = rasterize(laidOut, options: options)
-        let rasterized = clock.now
-        let png = try encodePNG(alpha, width: w, height: h, options: options)
-        timings = RenderTimings(render: rasterized - start, encode: clock.now - rasterized)
-        return RenderedImage(png: png, width: w, height: h)
+        let geometryTime = clock.now - start
+        let image = try render(laidOut, options: options, timings: &timings, timed: true)
+        timings.render += geometryTime
+        return image
     }
 
     /// Renders already computed geometry to a PNG.
     public static func renderPNG(_ geometry: RenderGeometry, options: RenderOptions = RenderOptions()) throws(RenderError) -> RenderedImage {
+        var ignored = RenderTimings()
+        return try render(geometry, options: options, timings: &ignored, timed: false)
+    }
+
+    /// Renders already computed geometry to a PNG; `timings.render` is the rasterising alone.
+    public static func renderPNG(_ geometry: RenderGeometry, options: RenderOptions = RenderOptions(),
+                                 timings: inout RenderTimings) throws(RenderError) -> RenderedImage {
+        try render(geometry, options: options, timings: &timings, timed: true)
+    }
+
+    /// The PNG pipeline: the outline is flattened into the rasteriser, which resolves it in bands of
+    /// ``Raster/Rasterizer/bandHeight`` rows straight into libpng (``PNG/PNGRowWriter``), so the
+    /// full coverage mask never exists in memory. Same bytes as ``rasterize(_:options:)`` followed
+    /// by ``PNG/PNGEncoder``.
+    private static func render(_ geometry: RenderGeometry, options: RenderOptions, timings: inout RenderTimings,
+                               timed: Bool) throws(RenderError) -> RenderedImage {
         let w = geometry.layout.pixelWidth, h = geometry.layout.pixelHeight
         try checkSize(width: w, height: h, options: options)
-        let alpha = rasterize(geometry, options: options)
-        return RenderedImage(png: try encodePNG(alpha, width: w, height: h, options: options), width: w, height: h)
+        let clock = ContinuousClock()
+        let t0 = clock.now
+        let writer: PNGRowWriter
+        do {
+            writer = try PNGRowWriter(
+                width: w, height: h, color: pngColor(options.color),
+                background: options.background == .white ? .white : .transparent, options: options.png)
+        } catch {
+            throw .png(error)
+        }
+        let t1 = clock.now
+        var raster = spare.withLock { $0.take() } ?? Rasterizer(width: w, height: h)
+        raster.reset(width: w, height: h)
+        raster.tolerance = options.tolerance
+        raster.fill(path(geometry.outline))
+        var encoding = t1 - t0
+        let png: [UInt8]
+        do {
+            if timed {
+                try raster.takeRows { (_, rows) throws(PNGError) in
+                    let a = clock.now
+                    try writer.write(rows: rows)
+                    encoding += clock.now - a
+                }
+            } else {
+                try raster.takeRows { (_, rows) throws(PNGError) in try writer.write(rows: rows) }
+            }
+            spare.withLock { $0 = raster }
+            let a = clock.now
+            png = try writer.finish()
+            encoding += clock.now - a
+        } catch {
+            spare.withLock { $0 = raster }
+            throw .png(error)
+        }
+        if timed {
+            timings = RenderTimings(render: (clock.now - t0) - encoding, encode: encoding)
+        }
+        return RenderedImage(png: png, width: w, height: h)
     }
 
     /// Encodes a coverage mask from ``rasterize(_:options:)`` as PNG in the options' colour and background.

@@ -158,4 +158,80 @@ private func chunkTypes(_ png: [UInt8]) -> [String] {
             #expect(!error.message.isEmpty)
         }
     }
+
+    /// Feeds `alpha` to a row writer in chunks of the given sizes (cycled).
+    private func writeInChunks(
+        _ alpha: [UInt8], width: Int, height: Int, chunks: [Int], color: PNGColor = .black,
+        background: PNGBackground = .transparent, options: PNGOptions = .default
+    ) throws -> [UInt8] {
+        let writer = try PNGRowWriter(width: width, height: height, color: color, background: background, options: options)
+        try alpha.withUnsafeBufferPointer { buf in
+            var y = 0, k = 0
+            while y < height {
+                let n = min(chunks[k % chunks.count], height - y)
+                let rows = (y..<(y + n)).map { UnsafePointer(buf.baseAddress! + $0 * width) }
+                try rows.withUnsafeBufferPointer { try writer.write(rows: $0) }
+                y += n
+                k += 1
+            }
+        }
+        return try writer.finish()
+    }
+
+    @Test func rowWriterGivesTheSameFileAsTheWholeImageEncoder() throws {
+        let alpha = sampleAlpha(width: width, height: height)
+        let blue = PNGColor(red: 0, green: 0x80, blue: 0xFF), grey = PNGColor(red: 60, green: 60, blue: 60)
+        let cases: [(PNGColor, PNGBackground, PNGOptions)] = [
+            (.black, .transparent, .default),
+            (blue, .white, .default),
+            (grey, .white, .default),
+            (grey, .transparent, PNGOptions(pixelFormat: .grayAlpha)),
+            (.black, .transparent, PNGOptions(filter: .adaptive, strategy: .default)),
+        ]
+        for (color, background, options) in cases {
+            let whole = try PNGEncoder.encode(
+                alpha: alpha, width: width, height: height, color: color, background: background, options: options)
+            for chunks in [[1], [16], [5, 1, 40], [height]] {
+                let streamed = try writeInChunks(
+                    alpha, width: width, height: height, chunks: chunks, color: color, background: background,
+                    options: options)
+                #expect(streamed == whole, "\(color) \(background) \(options) chunks \(chunks)")
+            }
+        }
+    }
+
+    @Test func rowWriterRejectsWrongRowCounts() throws {
+        let alpha = sampleAlpha(width: 8, height: 4)
+        // Too many rows: the fifth is refused, before libpng sees it.
+        let full = try PNGRowWriter(width: 8, height: 4)
+        try alpha.withUnsafeBufferPointer { buf in
+            let rows = (0..<5).map { UnsafePointer(buf.baseAddress! + ($0 % 4) * 8) }
+            try rows[0..<4].withUnsafeBufferPointer { try full.write(rows: $0) }
+            #expect(throws: PNGError.self) { try rows[4..<5].withUnsafeBufferPointer { try full.write(rows: $0) } }
+        }
+        #expect(try PNGDecoder.decodeRGBA(try full.finish()).alpha == alpha)
+        // Finishing early.
+        let writer = try PNGRowWriter(width: 8, height: 4)
+        try alpha.withUnsafeBufferPointer { buf in
+            let rows = [UnsafePointer(buf.baseAddress!)]
+            try rows.withUnsafeBufferPointer { try writer.write(rows: $0) }
+        }
+        do {
+            _ = try writer.finish()
+            Issue.record("finished after 1 of 4 rows")
+        } catch {
+            #expect(error.code == .invalidArgument)
+        }
+        // A writer that was never finished is released without complaint.
+        _ = try PNGRowWriter(width: 8, height: 4)
+        // libpng's own refusal comes back from the constructor, with its message.
+        do {
+            _ = try PNGRowWriter(width: 1_000_001, height: 1)
+            Issue.record("libpng accepted an over-wide image")
+        } catch {
+            #expect(error.code == .libpng)
+            #expect(error.message.contains("IHDR"), "message: \(error.message)")
+        }
+        #expect(throws: PNGError.self) { _ = try PNGRowWriter(width: 0, height: 1) }
+    }
 }

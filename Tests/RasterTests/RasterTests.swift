@@ -290,6 +290,79 @@ private struct SplitMix {
         }
     }
 
+    @Test func bandsGiveTheSameRowsAsTheWholeImage() {
+        // Taller than several bands and not a multiple of the band height; long segments cross
+        // many bands, short ones start and end exactly on band boundaries.
+        let w = 37, h = Rasterizer.bandHeight * 3 + 5
+        var p = Path()
+        p.move(2, 0.5); p.line(30, Double(h) - 1.5); p.line(5, Double(h) - 3); p.close()
+        p.rect(x: 10, y: Double(Rasterizer.bandHeight), width: 20, height: Double(Rasterizer.bandHeight))
+        p.move(-5, -3); p.cubic(60, 10, -20, 30, 36.5, Double(h) + 4); p.line(1, 20); p.close()
+        var r = Rasterizer(width: w, height: h)
+        r.fill(p)
+        let whole = r.coverage()
+        var rows: [UInt8] = []
+        var firstRows: [Int] = []
+        var zeroRows = Set<UnsafePointer<UInt8>>()
+        r.takeRows { (first: Int, band: UnsafeBufferPointer<UnsafePointer<UInt8>>) in
+            firstRows.append(first)
+            #expect(band.count == min(Rasterizer.bandHeight, h - first))
+            for row in band {
+                let bytes = Array(UnsafeBufferPointer(start: row, count: w))
+                if bytes.allSatisfy({ $0 == 0 }) { zeroRows.insert(row) }
+                rows += bytes
+            }
+        }
+        #expect(rows == whole)
+        #expect(firstRows == Array(stride(from: 0, to: h, by: Rasterizer.bandHeight)))
+        #expect(whole.contains(255) && whole.contains(0))
+        #expect(r.coverage().allSatisfy { $0 == 0 }, "takeRows leaves nothing behind")
+        // Rows without ink are the one shared zero row (never summed).
+        var blank = Rasterizer(width: w, height: h)
+        var seen = Set<UnsafePointer<UInt8>>()
+        blank.takeRows { (_: Int, band: UnsafeBufferPointer<UnsafePointer<UInt8>>) in band.forEach { seen.insert($0) } }
+        #expect(seen.count == 1)
+    }
+
+    @Test func takeRowsStopsAtTheFirstErrorAndStillClears() {
+        struct Stop: Error {}
+        let w = 20, h = Rasterizer.bandHeight * 4
+        var p = Path()
+        p.rect(x: 1.5, y: 1.5, width: 15, height: Double(h) - 3)
+        var r = Rasterizer(width: w, height: h)
+        r.fill(p)
+        let expected = r.coverage()
+        var bands = 0
+        #expect(throws: Stop.self) {
+            try r.takeRows { (_: Int, _: UnsafeBufferPointer<UnsafePointer<UInt8>>) throws(Stop) in
+                bands += 1
+                if bands == 2 { throw Stop() }
+            }
+        }
+        #expect(bands == 2)
+        #expect(r.coverage().allSatisfy { $0 == 0 })
+        // The band buffers are clean: the next render is complete and exact.
+        r.fill(p)
+        #expect(r.takeCoverage() == expected)
+    }
+
+    @Test func copiesAreIndependent() {
+        var a = Rasterizer(width: 12, height: 40)
+        var p = Path()
+        p.rect(x: 1, y: 1, width: 5, height: 30)
+        a.fill(p)
+        let b = a  // shares storage until one of them writes
+        var q = Path()
+        q.rect(x: 7, y: 2, width: 3, height: 3)
+        a.fill(q)
+        var onlyP = Rasterizer(width: 12, height: 40)
+        onlyP.fill(p)
+        #expect(b.coverage() == onlyP.coverage())
+        #expect(a.coverage() != b.coverage())
+        a.clear()
+        #expect(b.coverage() == onlyP.coverage())
+    }
+
     @Test func clearAndReuse() {
         var r = Rasterizer(width: 20, height: 10)
         var a = Path()

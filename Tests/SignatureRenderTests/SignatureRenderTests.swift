@@ -94,6 +94,40 @@ func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
         #expect(try PNGDecoder.decodeRGBA(img.png).alpha == alpha)
     }
 
+    /// The banded pipeline (rasteriser rows straight into libpng) writes the very file that
+    /// encoding the whole coverage mask gives, for every colour/background combination.
+    @Test func bandedRenderIsTheSameFileAsEncodingTheWholeMask() throws {
+        var docs = [Self.simpleInk]
+        if Corpus.available {
+            let files = Corpus.files
+            docs += try stride(from: 0, to: files.count, by: max(1, files.count / 12)).map { try Corpus.document(files[$0]) }
+        }
+        var variants: [RenderOptions] = [RenderOptions()]
+        var white = RenderOptions()
+        white.background = .white
+        white.color = RGBColor(red: 0x12, green: 0x34, blue: 0x56)
+        var grey = RenderOptions()
+        grey.background = .white
+        grey.color = RGBColor(red: 40, green: 40, blue: 40)
+        var trimmed = RenderOptions()
+        trimmed.layout.trim = true
+        variants += [white, grey, trimmed]
+        for doc in docs {
+            for o in variants {
+                let g = try SignatureRenderer.geometry(doc, options: o)
+                let mask = SignatureRenderer.rasterize(g, options: o)
+                let whole = try PNGEncoder.encode(
+                    alpha: mask, width: g.layout.pixelWidth, height: g.layout.pixelHeight,
+                    color: PNGColor(red: o.color.red, green: o.color.green, blue: o.color.blue),
+                    background: o.background == .white ? .white : .transparent, options: o.png)
+                #expect(try SignatureRenderer.renderPNG(g, options: o).png == whole)
+                var timings = RenderTimings()
+                #expect(try SignatureRenderer.renderPNG(doc, options: o, timings: &timings).png == whole)
+                #expect(timings.render > .zero && timings.encode > .zero)
+            }
+        }
+    }
+
     @Test func optionsColourWhiteBackgroundSizeAndTrim() throws {
         var o = RenderOptions()
         o.color = RGBColor(red: 0x12, green: 0x34, blue: 0x56)

@@ -54,8 +54,31 @@ typedef struct cs_png_params {
 int cs_png_encode(const cs_png_params *params, const uint8_t *source, size_t source_stride,
                   uint8_t **out_data, size_t *out_size, char *message, size_t message_capacity);
 
-/// Frees a buffer returned by cs_png_encode.
+/// Frees a buffer returned by cs_png_encode or cs_png_writer_finish.
 void cs_png_free(uint8_t *data);
+
+/// A PNG being written row by row (for callers that produce the image in bands). Every
+/// function below sets its own setjmp before calling libpng, so libpng's longjmp only ever
+/// returns into that function; after any failure the writer is dead (further calls fail) and
+/// must still be released with cs_png_writer_free.
+typedef struct cs_png_writer cs_png_writer;
+
+/// Validates `params` (as cs_png_encode does), copies the lookup tables, writes the header
+/// chunks and returns a writer in `*out_writer` (NULL on failure, with `message` set).
+int cs_png_writer_begin(const cs_png_params *params, cs_png_writer **out_writer,
+                        char *message, size_t message_capacity);
+
+/// Writes the next `count` rows, each `width` source bytes (converted through the tables as in
+/// cs_png_encode). More rows than the image height is an error.
+int cs_png_writer_rows(cs_png_writer *writer, const uint8_t *const *rows, uint32_t count,
+                       char *message, size_t message_capacity);
+
+/// Finishes the file after exactly `height` rows and hands it over (release with cs_png_free).
+int cs_png_writer_finish(cs_png_writer *writer, uint8_t **out_data, size_t *out_size,
+                         char *message, size_t message_capacity);
+
+/// Releases a writer (finished or not). NULL is ignored.
+void cs_png_writer_free(cs_png_writer *writer);
 
 /// Decodes any PNG into 8-bit non-premultiplied RGBA through libpng's simplified
 /// (png_image) API, which handles libpng's longjmp internally. Refuses images of more than
