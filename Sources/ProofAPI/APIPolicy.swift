@@ -18,13 +18,17 @@ public struct APIPolicy: Sendable, Equatable {
     public var rateLimitPerSecond: Double
     /// Requests a key may make at once (`RATE_LIMIT_BURST`, default 100).
     public var rateLimitBurst: Double
+    /// Exports streaming at once; more get 503 `exports_busy` with `Retry-After` (default 2: each
+    /// holds a database connection for its whole download).
+    public var maxConcurrentExports: Int
     /// Bytes of stored PNGs kept in memory for repeated fetches (`PNG_CACHE_MB`, default 32 MiB; 0 turns it off).
     public var pngCacheBytes: Int
 
     /// Creates a policy with the documented defaults.
     public init(geofenceRadiusMeters: Double = 200, clockAheadTolerance: TimeInterval = 300,
                 maxPageSize: Int = 500, defaultPageSize: Int = 50, authenticationCacheTTL: Duration = .zero,
-                rateLimitPerSecond: Double = 50, rateLimitBurst: Double = 100, pngCacheBytes: Int = 32 << 20) {
+                rateLimitPerSecond: Double = 50, rateLimitBurst: Double = 100, pngCacheBytes: Int = 32 << 20,
+                maxConcurrentExports: Int = 2) {
         self.geofenceRadiusMeters = geofenceRadiusMeters
         self.clockAheadTolerance = clockAheadTolerance
         self.maxPageSize = maxPageSize
@@ -33,6 +37,7 @@ public struct APIPolicy: Sendable, Equatable {
         self.rateLimitPerSecond = rateLimitPerSecond
         self.rateLimitBurst = rateLimitBurst
         self.pngCacheBytes = pngCacheBytes
+        self.maxConcurrentExports = maxConcurrentExports
     }
 
     /// The defaults, with `GEOFENCE_RADIUS_M`, `AUTH_CACHE_SECONDS`, `RATE_LIMIT_PER_SECOND`, `RATE_LIMIT_BURST` and

@@ -10,12 +10,14 @@ struct ExportRoutes: Sendable {
     let keys: CheckpointKeyProvider
     let audit: AuditLog
     let policy: APIPolicy
+    let slots: ExportSlots
 
     init(database: PostgresClient, keys: CheckpointKeyProvider, policy: APIPolicy) {
         self.database = database
         self.keys = keys
         self.audit = AuditLog(database: database)
         self.policy = policy
+        self.slots = ExportSlots(limit: policy.maxConcurrentExports)
     }
 
     func register(on group: RouterGroup<AppRequestContext>) {
@@ -34,6 +36,11 @@ struct ExportRoutes: Sendable {
         guard query.errors.isEmpty else { throw Problem.validation("The export parameters are not valid.", errors: query.errors) }
         let (since, until) = (query.since, query.until)
         let key = try keys.key(for: context)
+        guard let slot = slots.acquire() else {
+            throw Problem(.serviceUnavailable, code: "exports_busy",
+                          detail: "\(slots.limit) exports are already running (each holds a database connection); retry shortly.",
+                          headers: [.retryAfterHeader: "10"])
+        }
         let exporter = ProofExporter(database: database, key: key)
         var details = ["format": format.rawValue]
         details["since"] = since.map(RFC3339Timestamp.format)
@@ -43,6 +50,7 @@ struct ExportRoutes: Sendable {
         let name = "countersign-proofs-\(Self.fileStamp(since) ?? "start")-\(Self.fileStamp(until) ?? "now").\(format.rawValue)"
         let logger = context.logger
         let body = ResponseBody { writer in
+            defer { withExtendedLifetime(slot) {} }  // the slot is free again once the body is done
             do {
                 let summary = try await exporter.export(format: format, since: since, until: until) { chunk in
                     try await writer.write(ByteBuffer(bytes: chunk))

@@ -64,9 +64,9 @@ public struct ProofExporter: Sendable {
         let exportedAt = Date()
         try await reader.read(since: since, until: until, start: { seen in
             snapshot = seen
-            // The heads are read once the export's snapshot is open, so they cover every event
-            // (every proof's `proof_recorded`) that snapshot sees.
-            if format == .zip { signed = try await checkpoints.signCurrentHeads() }
+            // The heads of the export's own snapshot: the checkpoint covers exactly the events
+            // (every exported proof's `proof_recorded` among them) that snapshot sees.
+            if format == .zip { signed = try AuditCheckpoint.sign(heads: seen.heads, key: key) }
             if format == .csv { try await output.write(Array(ExportCSV.header.utf8), to: sink) }
         }, each: { proof in
             count += 1
@@ -106,7 +106,8 @@ public struct ProofExporter: Sendable {
         let folder = "deliveries/" + ExportManifest.pathComponent(proof.metadata.deliveryReference) + "/"
         let svg: [UInt8]
         do {
-            svg = try SignatureRenderer.renderSVGBytes(try InkParser().parse(proof.ink, format: .ink), options: renderOptions)
+            svg = try SignatureRenderer.renderSVGBytes(try InkParser().parse(proof.ink, format: .ink),
+                                                       options: StoredRenderOptions.options(proof.metadata.renderOptionsJSON, base: renderOptions))
         } catch {
             throw ExportError.unreadableInk(reference: proof.metadata.deliveryReference, message: "\(error)")
         }

@@ -28,16 +28,6 @@ public struct AuditCheckpointStore: Sendable {
         }
     }
 
-    /// Signs the chains' heads as they are now, in a snapshot of their own, without storing it.
-    /// An export calls this right after its own snapshot opened: the heads then cover at least
-    /// every event that snapshot sees.
-    public func signCurrentHeads() async throws -> AuditCheckpoint {
-        let heads = try await database.withTransaction(isolation: "REPEATABLE READ, READ ONLY") { session in
-            try await Self.heads(in: session)
-        }
-        return try AuditCheckpoint.sign(heads: heads, key: key)
-    }
-
     /// Stores a checkpoint signed elsewhere (e.g. for an export).
     public func store(_ checkpoint: AuditCheckpoint) async throws {
         try await database.withTransaction { session in try await Self.store(checkpoint, in: session) }
@@ -60,15 +50,6 @@ public struct AuditCheckpointStore: Sendable {
         try await session.query("SELECT chain, head_seq, head_hash FROM audit_chains ORDER BY chain").rows.map { row in
             AuditChainHead(chain: Int16(try row.decode(Int64.self, 0)), seq: try row.decode(Int64.self, 1), hash: try row.decode([UInt8].self, 2))
         }
-    }
-
-    /// The newest event of all chains visible to `session` (seq 0 and the genesis hash when there
-    /// is none). Kept for ``ProofExportReader``'s snapshot summary; checkpoints sign ``heads(in:)``.
-    public static func head(in session: PostgresSession) async throws -> (seq: Int64, hash: [UInt8]) {
-        guard let row = try await session.query("SELECT head_seq, head_hash FROM audit_chains ORDER BY head_seq DESC LIMIT 1").first else {
-            return (0, AuditEvent.genesisHash)
-        }
-        return (try row.decode(Int64.self, 0), try row.decode([UInt8].self, 1))
     }
 
     /// The newest stored checkpoint, if any.

@@ -14,22 +14,22 @@ public struct ProofExportReader: Sendable {
         self.pageSize = pageSize
     }
 
-    /// What an export sees before its first proof: the chain head of its snapshot and how many proofs it will read.
+    /// What an export sees before its first proof: the audit chains' heads in its snapshot and how
+    /// many proofs it will read.
     public struct Snapshot: Sendable {
-        /// The audit chain head in the snapshot.
-        public var headSeq: Int64
-        /// That head's hash.
-        public var headHash: [UInt8]
+        /// Every audit chain's head as the snapshot sees it: exactly the events (every read proof's
+        /// `proof_recorded` among them) that the export's checkpoint should cover.
+        public var heads: [AuditChainHead]
         /// Proofs in the period.
         public var proofCount: Int
     }
 
-    /// Opens a REPEATABLE READ, READ ONLY transaction, hands `start` the snapshot's head and count,
+    /// Opens a REPEATABLE READ, READ ONLY transaction, hands `start` the snapshot's heads and count,
     /// then `each` every proof with `since <= received_at < until`, by `(received_at, id)`.
     public func read(since: Date?, until: Date?, start: (Snapshot) async throws -> Void,
                      each: (ExportedProof) async throws -> Void) async throws {
         try await database.withTransaction(isolation: "REPEATABLE READ, READ ONLY") { session in
-            let head = try await AuditCheckpointStore.head(in: session)
+            let heads = try await AuditCheckpointStore.heads(in: session)
             /// `since <= received_at < until`, as a fresh filter to add to.
             func period() -> SQLFilter {
                 let filter = SQLFilter()
@@ -40,7 +40,7 @@ public struct ProofExportReader: Sendable {
             let filter = period()
             let count = try await session.query("SELECT count(*) FROM proofs p \(filter.whereClause)", filter.parameters)
                 .decode(Int.self, row: 0, column: 0)
-            try await start(Snapshot(headSeq: head.seq, headHash: head.hash, proofCount: count))
+            try await start(Snapshot(heads: heads, proofCount: count))
             var after: (AuditTimestamp, UUID)?  // exact microseconds: a Double round trip could skip a row
             while true {
                 let page = period()
