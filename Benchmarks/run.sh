@@ -13,10 +13,13 @@ PEER=.build/cairo_fill
 cc -O2 -Wall -o "$PEER" Benchmarks/cairo_fill.c $(pkg-config --cflags --libs cairo)
 OUTLINES=$(mktemp)
 trap 'rm -f "$OUTLINES" "$OUTLINES.png"' EXIT
-# Same outlines, same core, one after the other.
+# Same outlines, same core, one after the other. The machine is shared: say how busy it was.
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)"
 taskset -c 1 "$BIN" bench --corpus "$CORPUS" --iterations "$ITER" --dump-outlines "$OUTLINES"
 taskset -c 1 "$PEER" "$OUTLINES" "$ITER"
 # Whole-process peak RSS of one CLI render of the largest SVC2004 file, and of the bare CLI.
-LARGEST=$(ls -S "$CORPUS"/svc2004-task*/*.TXT | head -1)
+# (sed, not head: head would close the pipe early and pipefail would end the script here)
+LARGEST=$(ls -S "$CORPUS"/svc2004-task*/*.TXT | sed -n 1p)
 echo "CLI render of $(basename "$LARGEST"): $(/usr/bin/time -v "$BIN" render "$LARGEST" -o "$OUTLINES.png" 2>&1 | grep 'Maximum resident')"
 echo "CLI --help only:      $(/usr/bin/time -v "$BIN" render --help 2>&1 >/dev/null | grep 'Maximum resident')"
+echo "load average after:  $(cut -d' ' -f1-3 /proc/loadavg)"

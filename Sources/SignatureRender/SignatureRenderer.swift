@@ -24,8 +24,9 @@ public struct RenderOptions: Sendable, Equatable {
     /// PNG encoder settings (defaults chosen by measurement, see `BENCHMARKS.md`).
     public var png: PNGOptions
     /// Largest number of output pixels (width × height) a PNG render may have, on top of the
-    /// per-side limits in ``LayoutOptions``. The rasteriser needs 5 bytes per pixel, so the
-    /// default 2,500,000 keeps a render's working memory under about 13 MB.
+    /// per-side limits in ``LayoutOptions``. A PNG render works in bands (about 80 bytes per
+    /// pixel of width) and never holds the whole image; ``rasterize(_:options:)`` returns
+    /// 1 byte per pixel, so the default 2,500,000 keeps that mask under 2.5 MB.
     public var maxPixels: Int
     /// Curve flattening tolerance in output pixels (default 0.1).
     public var tolerance: Double
@@ -187,8 +188,8 @@ public enum SignatureRenderer {
     /// The 8-bit coverage mask of `geometry` (`pixelWidth × pixelHeight` bytes, row-major).
     public static func rasterize(_ geometry: RenderGeometry, options: RenderOptions = RenderOptions()) -> [UInt8] {
         let w = geometry.layout.pixelWidth, h = geometry.layout.pixelHeight
-        // Reuse a cached accumulator when one is free: skips zeroing and page-faulting
-        // 4 bytes per pixel on every render. Concurrent renders each get their own.
+        // Reuse a cached rasteriser when one is free: its segment and band buffers are already
+        // allocated and zero. Concurrent renders each get their own.
         var raster = spare.withLock { $0.take() } ?? Rasterizer(width: w, height: h)
         raster.reset(width: w, height: h)
         raster.tolerance = options.tolerance
@@ -199,7 +200,7 @@ public enum SignatureRenderer {
     }
 
     /// One cleared rasteriser kept between renders (its buffers stay at the largest size used,
-    /// at most `maxPixels` × 4 bytes).
+    /// a band of the widest image rendered plus the segments of the largest outline).
     private static let spare = Mutex<Rasterizer?>(nil)
 
     /// The outline as a ``Raster/Path`` (same coordinates).
