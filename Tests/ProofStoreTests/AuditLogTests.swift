@@ -308,12 +308,8 @@ struct AuditLogTests {
 
     @Test("events and a v1 checkpoint written before migration 0009 keep verifying after it, next to new chains")
     func legacyChainSurvivesMigration() async throws {
-        let scratch = try await ScratchDatabase.create(prefix: "auditmg", migrate: false)
-        let database = scratch.client(poolSize: 2)
-        do {
-            let migrations = try Migration.load(from: ScratchDatabase.migrationsDirectory)
+        try await ScratchDatabase.with(prefix: "auditmg", migratedThrough: 7) { scratch, database, migrations in
             let runner = MigrationRunner(client: database)
-            _ = try await runner.migrate(migrations.filter { $0.version <= 7 })
             // The single chain as the code before 0009 wrote it: seq from 1, no gaps, the v1 encoding.
             var legacy: [AuditEvent] = []
             var prev = AuditEvent.genesisHash
@@ -384,23 +380,13 @@ struct AuditLogTests {
             result = try await AuditVerifier(database: database).verify()
             guard case .broken(let moved) = result else { Issue.record("moved v1 event not found"); throw CancellationError() }
             #expect(moved.kind == .encodingInvalid && moved.seq == 2)
-            await database.shutdown()
-            await scratch.drop()
-        } catch {
-            await database.shutdown()
-            await scratch.drop()
-            throw error
         }
     }
 
     @Test("proofs stored before the audit log get a proof_recorded event from migration 0004, and verify")
     func backfill() async throws {
-        let scratch = try await ScratchDatabase.create(prefix: "auditbf", migrate: false)
-        let database = scratch.client(poolSize: 2)
-        do {
-            let migrations = try Migration.load(from: ScratchDatabase.migrationsDirectory)
+        try await ScratchDatabase.with(prefix: "auditbf", migratedThrough: 2) { scratch, database, migrations in
             let runner = MigrationRunner(client: database)
-            _ = try await runner.migrate(migrations.filter { $0.version <= 2 })
             let body = Array(#"{"ink":[]}"#.utf8), png = Array("not really a png".utf8)
             for (index, reference) in ["OLD-2", "OLD-1"].enumerated() {
                 try await database.query("""
@@ -427,12 +413,6 @@ struct AuditLogTests {
             let next = try await AuditLog(database: database).append(.proofPNGRead, subject: "delivery:OLD-1", origin: .system)
             #expect(next.seq == 3)
             #expect(try await AuditVerifier(database: database).verify() == .ok(count: 3, heads: try await Self.heads(database)))
-            await database.shutdown()
-            await scratch.drop()
-        } catch {
-            await database.shutdown()
-            await scratch.drop()
-            throw error
         }
     }
 }

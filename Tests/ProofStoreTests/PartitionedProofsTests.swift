@@ -51,11 +51,7 @@ struct PartitionedProofsTests {
 
     @Test("0008 on a database holding proofs: every row, byte and hash kept, each in its month's partition, settings and triggers on every partition")
     func migratesExistingProofs() async throws {
-        let scratch = try await ScratchDatabase.create(prefix: "part_migr", migrate: false)
-        let database = scratch.client(poolSize: 2)
-        do {
-            let all = try Migration.load(from: ScratchDatabase.migrationsDirectory)
-            try await MigrationRunner(client: database).migrate(all.filter { $0.version <= 7 })
+        try await ScratchDatabase.with(prefix: "part_migr", migratedThrough: 7) { _, database, all in
             // Raw SQL throughout: today's repositories write audit events in the shape of later migrations.
             let keyID = try await database.query("""
                 INSERT INTO api_keys (name, role, token_sha256) VALUES ('legacy', 'courier', sha256('legacy')) RETURNING id
@@ -139,13 +135,7 @@ struct PartitionedProofsTests {
             await #expect(throws: PostgresError.self) { try await database.query("DELETE FROM \(oldest)") }
             await #expect(throws: PostgresError.self) { try await database.query("UPDATE proofs SET signer_name = 'x'") }
             #expect(try await Self.count("SELECT count(*) FROM proofs", in: database) == stored.count)
-        } catch {
-            await database.shutdown()
-            await scratch.drop()
-            throw error
         }
-        await database.shutdown()
-        await scratch.drop()
     }
 
     @Test("a proof lands in the partition of its received_at month; the default partition stays empty")

@@ -85,6 +85,27 @@ public struct ScratchDatabase: Sendable {
         }
     }
 
+    /// Runs `body` with a fresh database migrated only through `version` (for migration tests:
+    /// write rows the way older versions did, then apply the rest) and a client on it; `body` also
+    /// gets every migration. Drops both afterwards.
+    public static func with<T: Sendable>(prefix: String, poolSize: Int = 2, migratedThrough version: Int,
+                                         _ body: (ScratchDatabase, PostgresClient, [Migration]) async throws -> T) async throws -> T {
+        let scratch = try await create(prefix: prefix, migrate: false)
+        let client = scratch.client(poolSize: poolSize)
+        do {
+            let migrations = try Migration.load(from: migrationsDirectory)
+            _ = try await MigrationRunner(client: client).migrate(migrations.filter { $0.version <= version })
+            let value = try await body(scratch, client, migrations)
+            await client.shutdown()
+            await scratch.drop()
+            return value
+        } catch {
+            await client.shutdown()
+            await scratch.drop()
+            throw error
+        }
+    }
+
     static func replacingDatabase(in url: String, with database: String) -> String {
         guard var components = URLComponents(string: url) else { return url }
         components.path = "/" + database
