@@ -72,17 +72,7 @@ public struct ScratchDatabase: Sendable {
     public static func with<T: Sendable>(prefix: String = "scratch", poolSize: Int = 4,
                                          _ body: (ScratchDatabase, PostgresClient) async throws -> T) async throws -> T {
         let scratch = try await create(prefix: prefix)
-        let client = scratch.client(poolSize: poolSize)
-        do {
-            let value = try await body(scratch, client)
-            await client.shutdown()
-            await scratch.drop()
-            return value
-        } catch {
-            await client.shutdown()
-            await scratch.drop()
-            throw error
-        }
+        return try await scratch.using(poolSize: poolSize) { client in try await body(scratch, client) }
     }
 
     /// Runs `body` with a fresh database migrated only through `version` (for migration tests:
@@ -91,17 +81,25 @@ public struct ScratchDatabase: Sendable {
     public static func with<T: Sendable>(prefix: String, poolSize: Int = 2, migratedThrough version: Int,
                                          _ body: (ScratchDatabase, PostgresClient, [Migration]) async throws -> T) async throws -> T {
         let scratch = try await create(prefix: prefix, migrate: false)
-        let client = scratch.client(poolSize: poolSize)
-        do {
+        return try await scratch.using(poolSize: poolSize) { client in
             let migrations = try Migration.load(from: migrationsDirectory)
             _ = try await MigrationRunner(client: client).migrate(migrations.filter { $0.version <= version })
-            let value = try await body(scratch, client, migrations)
+            return try await body(scratch, client, migrations)
+        }
+    }
+
+    /// Runs `body` with a client on this database, then shuts the client down and drops the
+    /// database, whether `body` returned or threw.
+    private func using<T: Sendable>(poolSize: Int, _ body: (PostgresClient) async throws -> T) async throws -> T {
+        let client = client(poolSize: poolSize)
+        do {
+            let value = try await body(client)
             await client.shutdown()
-            await scratch.drop()
+            await drop()
             return value
         } catch {
             await client.shutdown()
-            await scratch.drop()
+            await drop()
             throw error
         }
     }
