@@ -294,20 +294,22 @@ struct ProofRoutes: Sendable {
             if Self.etagMatches(request, sha256: sha) { return Self.cached(.notModified, type: "image/png", sha256: sha, body: nil) }
             return Self.cached(.ok, type: "image/png", sha256: sha, body: image.png)
         }
+        // From memory when cached, else from the database (which leaves the bytes out when the ETag matches).
+        let sha256: [UInt8], bytes: [UInt8]?
         if let cached = pngCache.entry(for: reference) {
-            try await recordRead(.proofPNGRead, reference: reference, request, context, details: ["png_sha256": cached.sha256.hexString])
-            let status: HTTPResponse.Status = Self.etagMatches(request, sha256: cached.sha256) ? .notModified : .ok
-            return Self.cached(status, type: "image/png", sha256: cached.sha256, body: status == .ok ? cached.bytes : nil)
+            (sha256, bytes) = (cached.sha256, cached.bytes)
+        } else {
+            guard let stored = try await proofs.png(reference: reference, ifNoneMatch: Self.firstETag(request)) else {
+                throw await proofNotFound(reference)
+            }
+            if let bytes = stored.bytes { pngCache.remember(.init(sha256: stored.sha256, bytes: bytes), for: reference) }
+            (sha256, bytes) = (stored.sha256, stored.bytes)
         }
-        guard let stored = try await proofs.png(reference: reference, ifNoneMatch: Self.firstETag(request)) else {
-            throw await proofNotFound(reference)
+        try await recordRead(.proofPNGRead, reference: reference, request, context, details: ["png_sha256": sha256.hexString])
+        if bytes == nil || Self.etagMatches(request, sha256: sha256) {
+            return Self.cached(.notModified, type: "image/png", sha256: sha256, body: nil)
         }
-        if let bytes = stored.bytes { pngCache.remember(.init(sha256: stored.sha256, bytes: bytes), for: reference) }
-        try await recordRead(.proofPNGRead, reference: reference, request, context, details: ["png_sha256": stored.sha256.hexString])
-        if stored.bytes == nil || Self.etagMatches(request, sha256: stored.sha256) {
-            return Self.cached(.notModified, type: "image/png", sha256: stored.sha256, body: nil)
-        }
-        return Self.cached(.ok, type: "image/png", sha256: stored.sha256, body: stored.bytes)
+        return Self.cached(.ok, type: "image/png", sha256: sha256, body: bytes)
     }
 
     /// The proof readers, plus a courier asking for the PNG or SVG of a proof its own key uploaded
