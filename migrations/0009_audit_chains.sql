@@ -18,7 +18,8 @@
 --   here for every month that has events and for the current month and 3 ahead; later months are
 --   created by the service's partition maintenance. Every partition needs the statement-level
 --   no-TRUNCATE trigger (a TRUNCATE of one partition does not fire the parent's trigger):
---   `countersign_audit_events_partition(month)` creates a partition with it.
+--   `countersign_ensure_monthly_partitions` (0008, the function partition maintenance calls)
+--   copies the parent's onto each partition it creates.
 -- * Stop every older version of the service before applying this: it would fail to append
 --   (`countersign_audit_head()` is gone), which is better than forking the chain.
 
@@ -48,29 +49,24 @@ CREATE TABLE audit_events_default PARTITION OF audit_events DEFAULT;
 CREATE TRIGGER audit_events_no_truncate BEFORE TRUNCATE ON audit_events_default
     FOR EACH STATEMENT EXECUTE FUNCTION countersign_refuse_change();
 
--- Creates the partition of the UTC month containing `month` (with its no-TRUNCATE trigger) unless
--- it exists. Returns its name.
-CREATE FUNCTION countersign_audit_events_partition(month date) RETURNS text
-LANGUAGE plpgsql AS $$
+-- The parent's no-TRUNCATE trigger first: the shared partition function copies it onto each
+-- partition it creates. Partitions for every month that holds events, the current one and three
+-- ahead; a month that cannot be created stops the migration (nothing of it is applied).
+CREATE TRIGGER audit_events_no_truncate BEFORE TRUNCATE ON audit_events
+    FOR EACH STATEMENT EXECUTE FUNCTION countersign_refuse_change();
+DO $$
 DECLARE
-    first_day date := date_trunc('month', month)::date;
-    name text := 'audit_events_p' || to_char(first_day, 'YYYYMM');
+    failure record;
 BEGIN
-    IF to_regclass(name) IS NULL THEN
-        EXECUTE format('CREATE TABLE %I PARTITION OF audit_events FOR VALUES FROM (%L) TO (%L)', name,
-                       first_day::timestamp AT TIME ZONE 'UTC', (first_day + interval '1 month')::timestamp AT TIME ZONE 'UTC');
-        EXECUTE format('CREATE TRIGGER audit_events_no_truncate BEFORE TRUNCATE ON %I '
-                       'FOR EACH STATEMENT EXECUTE FUNCTION countersign_refuse_change()', name);
+    SELECT m.partition_name, m.error INTO failure
+    FROM countersign_ensure_monthly_partitions('audit_events', 3,
+             (SELECT min(occurred_at) FROM audit_events_v1), (SELECT max(occurred_at) FROM audit_events_v1)) m
+    WHERE m.error IS NOT NULL LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION 'cannot create partition %: %', failure.partition_name, failure.error;
     END IF;
-    RETURN name;
 END;
 $$;
-
-SELECT countersign_audit_events_partition(m::date)
-FROM (SELECT DISTINCT date_trunc('month', occurred_at AT TIME ZONE 'UTC') AS m FROM audit_events_v1
-      UNION SELECT generate_series(date_trunc('month', now() AT TIME ZONE 'UTC'),
-                                   date_trunc('month', now() AT TIME ZONE 'UTC') + interval '3 months', interval '1 month')) months
-ORDER BY m;
 
 -- History as it is: same seq, time, fields and hashes; chain 0, the v1 encoding.
 INSERT INTO audit_events (seq, chain, encoding, occurred_at, actor_key_id, actor_role, action, subject, request_id,
@@ -125,8 +121,6 @@ CREATE INDEX audit_events_subject ON audit_events (subject, seq);
 -- statement trigger on the parent covers `TRUNCATE audit_events`, each partition has its own.
 CREATE TRIGGER audit_events_immutable BEFORE UPDATE OR DELETE ON audit_events
     FOR EACH ROW EXECUTE FUNCTION countersign_refuse_change();
-CREATE TRIGGER audit_events_no_truncate BEFORE TRUNCATE ON audit_events
-    FOR EACH STATEMENT EXECUTE FUNCTION countersign_refuse_change();
 
 -- Locks the given chains' rows in ascending chain order (so two appends can never deadlock),
 -- then draws `counts[i]` sequence numbers for chain `chains[i]` while its lock is held. Returns
