@@ -42,7 +42,8 @@ public struct APIPolicy: Sendable, Equatable {
 
     /// The defaults, with `GEOFENCE_RADIUS_M`, `AUTH_CACHE_SECONDS`, `RATE_LIMIT_PER_SECOND`, `RATE_LIMIT_BURST` and
     /// `PNG_CACHE_MB` from the environment. An invalid value is an error naming the variable;
-    /// ``ServiceConfiguration/fromEnvironment(_:)`` calls this, so `serve` refuses to start with one.
+    /// ``ServiceConfiguration/fromEnvironment(_:)`` reads the policy with this, so `serve` refuses to
+    /// start with one.
     public static func parse(_ environment: [String: String]) throws -> APIPolicy {
         var policy = APIPolicy()
         func number(_ name: String, _ expected: String, _ accept: (Double) -> Bool) throws -> Double? {
@@ -69,11 +70,5 @@ public struct APIPolicy: Sendable, Equatable {
             policy.pngCacheBytes = Int(megabytes) << 20
         }
         return policy
-    }
-
-    /// ``parse(_:)`` of the process environment, or the defaults when a value is invalid (the
-    /// server never gets here with one: its configuration check refuses to start first).
-    public static func fromEnvironment(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> APIPolicy {
-        (try? parse(environment)) ?? APIPolicy()
     }
 }

@@ -33,6 +33,8 @@ public struct ServiceConfiguration: Sendable {
     /// PKCS#8 PEM Ed25519 key signing audit checkpoints and export manifests (`CHECKPOINT_KEY_FILE`);
     /// without it one is generated in `dataDirectory`. Give every replica the same file.
     public var checkpointKeyFile: String?
+    /// The `/v1` API's tunables (`GEOFENCE_RADIUS_M`, `AUTH_CACHE_SECONDS`, `RATE_LIMIT_*`, `PNG_CACHE_MB`).
+    public var policy = APIPolicy()
 
     /// The default local development database made by `make run`.
     public static let defaultDatabaseURL = "postgres://countersign@127.0.0.1:5544/countersign"
@@ -94,7 +96,7 @@ public struct ServiceConfiguration: Sendable {
         if let directory = value("DATA_DIR") { configuration.dataDirectory = directory }
         if let file = value("CHECKPOINT_KEY_FILE") { configuration.checkpointKeyFile = file }
         if let seconds = try integer("IDLE_TIMEOUT_SECONDS", in: 1...3600) { configuration.idleTimeoutSeconds = seconds }
-        _ = try APIPolicy.parse(environment)  // the API's own tunables: refuse to start with an invalid one
+        configuration.policy = try APIPolicy.parse(environment)
         return configuration
     }
 }
