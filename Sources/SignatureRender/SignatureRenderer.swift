@@ -108,7 +108,7 @@ public enum SignatureRenderer {
         let start = clock.now
         let laidOut = try geometry(ink, options: options)
         let geometryTime = clock.now - start
-        let image = try render(laidOut, options: options, timings: &timings, timed: true)
+        let image = try renderPNG(laidOut, options: options, timings: &timings)
         timings.render += geometryTime
         return image
     }
@@ -116,21 +116,17 @@ public enum SignatureRenderer {
     /// Renders already computed geometry to a PNG.
     public static func renderPNG(_ geometry: RenderGeometry, options: RenderOptions = RenderOptions()) throws(RenderError) -> RenderedImage {
         var ignored = RenderTimings()
-        return try render(geometry, options: options, timings: &ignored, timed: false)
+        return try renderPNG(geometry, options: options, timings: &ignored)
     }
 
     /// Renders already computed geometry to a PNG; `timings.render` is the rasterising alone.
-    public static func renderPNG(_ geometry: RenderGeometry, options: RenderOptions = RenderOptions(),
-                                 timings: inout RenderTimings) throws(RenderError) -> RenderedImage {
-        try render(geometry, options: options, timings: &timings, timed: true)
-    }
-
+    ///
     /// The PNG pipeline: the outline is flattened into the rasteriser, which resolves it in bands of
     /// ``Raster/Rasterizer/bandHeight`` rows straight into libpng (``PNG/PNGRowWriter``), so the
     /// full coverage mask never exists in memory. Same bytes as ``rasterize(_:options:)`` followed
     /// by ``PNG/PNGEncoder``.
-    private static func render(_ geometry: RenderGeometry, options: RenderOptions, timings: inout RenderTimings,
-                               timed: Bool) throws(RenderError) -> RenderedImage {
+    public static func renderPNG(_ geometry: RenderGeometry, options: RenderOptions = RenderOptions(),
+                                 timings: inout RenderTimings) throws(RenderError) -> RenderedImage {
         let w = geometry.layout.pixelWidth, h = geometry.layout.pixelHeight
         try checkSize(width: w, height: h, options: options)
         let clock = ContinuousClock()
@@ -151,14 +147,10 @@ public enum SignatureRenderer {
         var encoding = t1 - t0
         let png: [UInt8]
         do {
-            if timed {
-                try raster.takeRows { (_, rows) throws(PNGError) in
-                    let a = clock.now
-                    try writer.write(rows: rows)
-                    encoding += clock.now - a
-                }
-            } else {
-                try raster.takeRows { (_, rows) throws(PNGError) in try writer.write(rows: rows) }
+            try raster.takeRows { (_, rows) throws(PNGError) in
+                let a = clock.now  // two clock reads per band of rows: negligible next to the encoding
+                try writer.write(rows: rows)
+                encoding += clock.now - a
             }
             spare.withLock { $0 = raster }
             let a = clock.now
@@ -168,14 +160,12 @@ public enum SignatureRenderer {
             spare.withLock { $0 = raster }
             throw .png(error)
         }
-        if timed {
-            timings = RenderTimings(render: (clock.now - t0) - encoding, encode: encoding)
-        }
+        timings = RenderTimings(render: (clock.now - t0) - encoding, encode: encoding)
         return RenderedImage(png: png, width: w, height: h)
     }
 
     /// Encodes a coverage mask from ``rasterize(_:options:)`` as PNG in the options' colour and background.
-    static func encodePNG(_ alpha: [UInt8], width: Int, height: Int, options: RenderOptions) throws(RenderError) -> [UInt8] {
+    public static func encodePNG(_ alpha: [UInt8], width: Int, height: Int, options: RenderOptions) throws(RenderError) -> [UInt8] {
         do {
             return try PNGEncoder.encode(
                 alpha: alpha, width: width, height: height, color: pngColor(options.color),
