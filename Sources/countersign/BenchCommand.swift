@@ -34,6 +34,9 @@ struct BenchCommand: ParsableCommand {
         guard ["banded", "whole", "both"].contains(pipeline) else {
             throw ValidationError("--pipeline must be banded, whole or both")
         }
+        if pipeline == "both" && iterations < 2 {
+            throw ValidationError("--pipeline both alternates the two paths per iteration: give --iterations 2 or more")
+        }
     }
 
     func run() throws {
@@ -103,8 +106,8 @@ struct BenchCommand: ParsableCommand {
                     let r0 = clock.now
                     let alpha = SignatureRenderer.rasterize(geo, options: options)
                     let r1 = clock.now
-                    png = try PNGEncoder.encode(
-                        alpha: alpha, width: geo.layout.pixelWidth, height: geo.layout.pixelHeight, options: options.png)
+                    png = try SignatureRenderer.encodePNG(alpha, width: geo.layout.pixelWidth, height: geo.layout.pixelHeight,
+                                                          options: options)
                     split = RenderTimings(render: r1 - r0, encode: clock.now - r1)
                 } else {
                     png = try SignatureRenderer.renderPNG(geo, options: options, timings: &split).png
@@ -203,6 +206,7 @@ struct BenchCommand: ParsableCommand {
     static func median(_ xs: [Double]) -> Double { percentile(xs, 0.5) }
 
     static func percentile(_ xs: [Double], _ q: Double) -> Double {
+        guard !xs.isEmpty else { return .nan }
         let s = xs.sorted()
         return s[min(s.count - 1, Int((Double(s.count - 1) * q).rounded()))]
     }
