@@ -47,21 +47,27 @@ struct ExportCommand: AsyncParsableCommand {
         }
         let progress = ProgressBar(enabled: isatty(STDERR_FILENO) == 1)
         do {
+            let (sinceDate, untilDate) = (try Self.date(since, "--since"), try Self.date(until, "--until"))
+            var bundleHash = SHA256Hasher()  // of the bytes as written, for --archive
             let summary = try await ProofExporter(database: database, key: key).export(
-                format: ProofExporter.Format(rawValue: format)!, since: try Self.date(since, "--since"), until: try Self.date(until, "--until"),
-                progress: { done, total in progress.show(done, total) }, sink: { chunk in try file.write(contentsOf: chunk) })
+                format: ProofExporter.Format(rawValue: format)!, since: sinceDate, until: untilDate,
+                progress: { done, total in progress.show(done, total) },
+                sink: { chunk in
+                    bundleHash.update(chunk)
+                    try file.write(contentsOf: chunk)
+                })
             try file.synchronize()
             try file.close()
-            await database.shutdown()
             progress.finish()
             if FileManager.default.fileExists(atPath: output) { try FileManager.default.removeItem(atPath: output) }
             try FileManager.default.moveItem(atPath: temporary, toPath: output)
-            if archive, let since = try Self.date(since, "--since"), let until = try Self.date(until, "--until") {
-                let digest = try Self.sha256(ofFile: output)
-                let event = try await Self.recordArchive(since: since, until: until, bundleSHA256: digest, proofs: summary.proofs,
-                                                         databaseURL: databaseURL ?? environment.databaseURL)
+            if archive, let sinceDate, let untilDate {
+                let digest = bundleHash.finalize().hexString
+                let event = try await Self.recordArchive(since: sinceDate, until: untilDate, bundleSHA256: digest, proofs: summary.proofs,
+                                                         in: database)
                 print("archived: audit event \(event.seq) (chain \(event.chain)) records \(output), SHA-256 \(digest)")
             }
+            await database.shutdown()
             var line = "exported \(summary.proofs) proofs, \(summary.bytes) bytes to \(output)"
             if let checkpoint = summary.checkpoint {
                 line += "; audit checkpoint of \(checkpoint.heads.count) chains, newest seq \(checkpoint.seq); signer \(checkpoint.publicKey.hexString)"
@@ -77,30 +83,14 @@ struct ExportCommand: AsyncParsableCommand {
     }
 
     /// Appends the `proofs_archived` event for `[since, until)` as the command line.
-    static func recordArchive(since: Date, until: Date, bundleSHA256: String, proofs: Int, databaseURL: String) async throws -> AuditEvent {
-        let database = PostgresClient(configuration: PostgresConfiguration(url: databaseURL, poolSize: 1))
+    static func recordArchive(since: Date, until: Date, bundleSHA256: String, proofs: Int,
+                              in database: PostgresClient) async throws -> AuditEvent {
         let (sinceText, untilText) = (RFC3339Timestamp.format(since), RFC3339Timestamp.format(until))
-        do {
-            let event = try await database.withTransaction { session in
-                try await AuditLog.append(.proofsArchived, subject: "archive:\(sinceText)/\(untilText)",
-                                          details: ["since": sinceText, "until": untilText, "bundle_sha256": bundleSHA256,
-                                                    "proof_count": String(proofs)], origin: .cli, in: session)
-            }
-            await database.shutdown()
-            return event
-        } catch {
-            await database.shutdown()
-            throw error
+        return try await database.withTransaction { session in
+            try await AuditLog.append(.proofsArchived, subject: "archive:\(sinceText)/\(untilText)",
+                                      details: ["since": sinceText, "until": untilText, "bundle_sha256": bundleSHA256,
+                                                "proof_count": String(proofs)], origin: .cli, in: session)
         }
-    }
-
-    /// The SHA-256 of a file, read in 1 MiB pieces.
-    static func sha256(ofFile path: String) throws -> String {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw ValidationError("cannot read \(path)") }
-        defer { try? handle.close() }
-        var hasher = SHA256Hasher()
-        while let chunk = try handle.read(upToCount: 1 << 20), !chunk.isEmpty { hasher.update(Array(chunk)) }
-        return hasher.finalize().hexString
     }
 
     /// RFC 3339 with an offset, or a bare date taken as midnight UTC.
