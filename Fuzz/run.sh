@@ -13,6 +13,9 @@ targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(ink_json signature_pad inkml svc2004 render)
 
 Fuzz/build.sh "${targets[@]}" >&2 || exit 1
+# libFuzzer and ASan print the crash themselves; Swift's backtracer would add a helper process
+# that outlives the target and keeps a pipe on its output open.
+export SWIFT_BACKTRACE=enable=no
 status=0
 for t in "${targets[@]}"; do
     work="$out/corpus-$t"; art="$out/artifacts-$t/"

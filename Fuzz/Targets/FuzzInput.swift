@@ -1,5 +1,10 @@
-/// Shared helpers for the libFuzzer entry points. Each target is compiled into one module with
-/// the SignatureKit (and, for the renderer, Raster) sources, so internal API is reachable.
+#if canImport(SignatureKit)
+import SignatureKit  // the renderer target links SignatureKit as a module (Fuzz/build.sh)
+#endif
+
+/// Shared helpers for the libFuzzer entry points. Each parser target is compiled into one module
+/// with the SignatureKit sources, so internal API is reachable; the renderer target imports the
+/// package's modules.
 enum FuzzInput {
     /// Copies libFuzzer's input into an array (the parsers take `[UInt8]`).
     static func bytes(_ data: UnsafePointer<UInt8>?, _ size: Int) -> [UInt8] {
