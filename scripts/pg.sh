@@ -4,6 +4,8 @@
 #   scripts/pg.sh start        create the cluster if missing, start it if not running
 #   scripts/pg.sh stop         stop it (fast shutdown) if running
 #   scripts/pg.sh restart      stop then start (used by the outage tests)
+#   scripts/pg.sh crash        immediate shutdown: no checkpoint, so the next start recovers from the
+#                              WAL as after a crash (used by the reliability crash test)
 #   scripts/pg.sh status       exit 0 when running
 #   scripts/pg.sh createdb DB [--fresh]   create database DB owned by the app role
 #   scripts/pg.sh url DB       print the app role's URL for DB
@@ -89,6 +91,13 @@ cmd_stop() {
     fi
 }
 
+cmd_crash() {
+    if is_running; then
+        echo "pg.sh: stopping PostgreSQL immediately (crash recovery on the next start)"
+        as_owner "$(pg_bin)/pg_ctl" -D "$(PGDATA_DIR)" -m immediate -w -t 60 stop >/dev/null
+    fi
+}
+
 cmd_createdb() {
     local db="$1" fresh="${2:-}"
     if [ "$fresh" = "--fresh" ]; then
@@ -103,10 +112,11 @@ case "${1:-}" in
     start) cmd_start ;;
     stop) cmd_stop ;;
     restart) cmd_stop; cmd_start ;;
+    crash) cmd_crash ;;
     status) is_running ;;
     createdb) shift; cmd_createdb "$@" ;;
     url) echo "postgres://$APP_ROLE@127.0.0.1:$PORT/${2:-countersign}" ;;
     admin-url) echo "postgres://postgres@127.0.0.1:$PORT/${2:-countersign}" ;;
     socket-dir) SOCKET_DIR ;;
-    *) echo "usage: scripts/pg.sh start|stop|restart|status|createdb DB [--fresh]|url DB|admin-url DB|socket-dir" >&2; exit 2 ;;
+    *) echo "usage: scripts/pg.sh start|stop|restart|crash|status|createdb DB [--fresh]|url DB|admin-url DB|socket-dir" >&2; exit 2 ;;
 esac

@@ -9,6 +9,7 @@
 #   fuzz        libFuzzer + ASan over the four parsers and the renderer (Fuzz/run.sh)
 #   contract    schemathesis against public/openapi.yaml with a key of each role (scripts/contract-fuzz.sh)
 #   pg-restart  PostgreSQL stopped and started under upload load (Tests/reliability/reliability.py)
+#   pg-crash    the same with an immediate shutdown: no checkpoint, WAL crash recovery on start
 #   kill9       the service SIGKILLed and restarted mid-upload; retries with Idempotency-Key (long form)
 #   live        slow clients, idle connections, oversized headers on a real socket
 #   soak        mixed load with memory / descriptor / connection bounds (long form)
@@ -32,10 +33,10 @@ results="$out/results.jsonl"
 
 if [ $long = 1 ]; then
     fuzz_seconds="${FUZZ_SECONDS:-600}"; soak_seconds="${SOAK_SECONDS:-1800}"; examples="${CONTRACT_EXAMPLES:-25}"
-    parts="${RELIABILITY_ONLY:-fuzz contract pg-restart kill9 live soak swift}"
+    parts="${RELIABILITY_ONLY:-fuzz contract pg-restart pg-crash kill9 live soak swift}"
 else
     fuzz_seconds="${FUZZ_SECONDS:-8}"; soak_seconds="${SOAK_SECONDS:-0}"; examples="${CONTRACT_EXAMPLES:-8}"
-    parts="${RELIABILITY_ONLY:-fuzz contract pg-restart live}"
+    parts="${RELIABILITY_ONLY:-fuzz contract pg-restart pg-crash live}"
 fi
 want() { [[ " $parts " == *" $1 "* ]]; }
 
@@ -131,6 +132,17 @@ if want pg-restart; then
     else
         faults pg-restart pg-restart --deliveries 600 --connections 4 --outage 3 --warmup 1 --stop-after-outage 2 \
             --pg-stop "$pgctl stop" --pg-start "$pgctl start"
+    fi
+fi
+if want pg-crash; then
+    # Acknowledged proofs must survive a crash of PostgreSQL itself (synchronous_commit stays on):
+    # an immediate shutdown writes no checkpoint, so the start that follows replays the WAL.
+    if [ $long = 1 ]; then
+        faults pg-crash pg-restart --label pg-crash --deliveries 400 --connections 8 --outage 10 \
+            --pg-stop "$pgctl crash" --pg-start "$pgctl start"
+    else
+        faults pg-crash pg-restart --label pg-crash --deliveries 600 --connections 4 --outage 3 --warmup 1 \
+            --stop-after-outage 2 --pg-stop "$pgctl crash" --pg-start "$pgctl start"
     fi
 fi
 if want kill9; then

@@ -275,7 +275,7 @@ def pg_restart(args):
     missing = [r for r, (pid, sha) in acknowledged.items() if r not in stored or stored[r][0] != pid]
     mismatched = [r for r, (pid, sha) in acknowledged.items() if r in stored and stored[r][1] != sha]
     taken = min(next_index[0], count)
-    result = {"run": "pg-restart" + (" +idempotency" if args.idempotency else ""), "uploads": taken, "acknowledged": len(acknowledged), "stored": len(stored),
+    result = {"run": args.label or ("pg-restart" + (" +idempotency" if args.idempotency else "")), "uploads": taken, "acknowledged": len(acknowledged), "stored": len(stored),
               "missing": len(missing), "mismatched": len(mismatched), "statuses": {str(k): v for k, v in statuses.items()},
               "bad": len(bad), "bad_examples": bad[:5], "outage_s": args.outage,
               "recovery_s": None if recovery is None else round(recovery, 2), "seconds": round(elapsed, 1),
@@ -622,6 +622,7 @@ def main():
             s.add_argument("--warmup", type=float, default=2)
             s.add_argument("--outage", type=float, default=5)
             s.add_argument("--idempotency", action="store_true", help="send an Idempotency-Key with each upload")
+            s.add_argument("--label", default=None, help="the part's name in the summary (e.g. pg-crash)")
             s.add_argument("--stop-after-outage", type=float, default=None,
                            help="start no new upload this many seconds after the outage ended (short runs)")
         if name == "kill9":
