@@ -11,7 +11,7 @@ import Darwin
 /// NIO event loop: the `PostgresClient` runs them on its own thread pool, and guarantees that one
 /// connection is used by one thread at a time (hence `@unchecked Sendable`).
 public final class PostgresConnection: @unchecked Sendable {
-    private let handle: OpaquePointer
+    let handle: OpaquePointer  // internal for tests (ConnectionLossTests)
     /// Set when an error showed the connection cannot be used again.
     private(set) var isBroken = false
     /// Server-side prepared statements of this session, by SQL text and parameter types.

@@ -94,9 +94,8 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
 
     /// Builds an error from a failed result, or from the connection when libpq gave no result.
     static func from(result: OpaquePointer?, connection: OpaquePointer) -> PostgresError {
-        let connectionBroken = PQstatus(connection) != CONNECTION_OK
         guard let result else {
-            return PostgresError(connectionBroken ? .connectionLost : .queryFailed,
+            return PostgresError(isLost(connection) ? .connectionLost : .queryFailed,
                                  message: lastMessage(of: connection))
         }
         func field(_ code: Int32) -> String? {
@@ -107,10 +106,22 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         var message = field(Int32(UInt8(ascii: "M"))) ?? trimmed(String(cString: PQresultErrorMessage(result)))
         if message.isEmpty { message = lastMessage(of: connection) }
         var kind = state.map(kind(forSQLState:)) ?? .queryFailed
-        if connectionBroken { kind = .connectionLost }
+        // A server error carries a SQLSTATE; libpq's own (no SQLSTATE) may mean the connection died.
+        if PQstatus(connection) != CONNECTION_OK || (state == nil && isLost(connection)) { kind = .connectionLost }
         return PostgresError(kind, message: message, sqlState: state,
                              detail: field(Int32(UInt8(ascii: "D"))),
                              constraint: field(Int32(UInt8(ascii: "n"))))
+    }
+
+    /// True when the connection is gone. libpq can report a failed write ("server closed the
+    /// connection unexpectedly") while its status is still `CONNECTION_OK`: after a write fails it
+    /// keeps reading to collect the server's last words, and when those are a notice (as an
+    /// immediate shutdown sends) it returns the write error before it has read the end of the
+    /// stream. One non-blocking read (`PQconsumeInput`; libpq's socket is always non-blocking)
+    /// then finds the end and marks the connection bad. A healthy connection is left as it was.
+    static func isLost(_ connection: OpaquePointer) -> Bool {
+        if PQstatus(connection) != CONNECTION_OK { return true }
+        return PQconsumeInput(connection) == 0 || PQstatus(connection) != CONNECTION_OK
     }
 
     static func lastMessage(of connection: OpaquePointer) -> String {
