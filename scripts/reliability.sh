@@ -146,7 +146,7 @@ if want pg-crash; then
     fi
 fi
 if want kill9; then
-    faults kill9 kill9 --deliveries 300 --connections 8 --kills 3 --interval 4 --timeout 240
+    faults kill9 kill9 --deliveries 300 --connections 8 --kills 3 --timeout 240
 fi
 if want live; then
     if [ $long = 1 ]; then

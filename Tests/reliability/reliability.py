@@ -354,11 +354,16 @@ def kill9(args):
         thread.start()
     kills = 0
     restart_seconds = []
-    for _ in range(args.kills):
-        time.sleep(args.interval)
+    # Kill k of n when k/(n+1) of the uploads have their final answer, so every kill lands while
+    # uploads are in flight however fast the machine is (a fixed interval let a fast machine
+    # finish all uploads before the first kill).
+    for k in range(1, args.kills + 1):
+        target = count * k // (args.kills + 1)
+        while len(outcomes) < target and any(t.is_alive() for t in threads):
+            time.sleep(0.005)
         if all(not t.is_alive() for t in threads):
             break
-        log("kill9: SIGKILL")
+        log(f"kill9: SIGKILL after {len(outcomes)} of {count} uploads")
         server.kill9()
         kills += 1
         begin = time.time()
@@ -626,8 +631,7 @@ def main():
             s.add_argument("--stop-after-outage", type=float, default=None,
                            help="start no new upload this many seconds after the outage ended (short runs)")
         if name == "kill9":
-            s.add_argument("--kills", type=int, default=2)
-            s.add_argument("--interval", type=float, default=3)
+            s.add_argument("--kills", type=int, default=2, help="spread evenly over the uploads' progress")
         if name == "soak":
             s.add_argument("--duration", type=float, default=1800)
             s.add_argument("--rss-growth-mb", type=float, default=64)
