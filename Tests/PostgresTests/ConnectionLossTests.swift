@@ -19,18 +19,27 @@ import Testing
 /// where the server is still there.
 @Suite("Connection loss")
 struct ConnectionLossTests {
+    /// A fake server and a connection to it, already past the startup.
+    static func connected() throws -> (FakeDyingPostgres, PostgresConnection) {
+        let server = try FakeDyingPostgres()
+        Thread { server.acceptOne() }.start()
+        return (server, try PostgresConnection(url: server.url))
+    }
+
+    /// The error made from a libpq error result without a SQLSTATE on `connection`.
+    static func libpqError(on connection: PostgresConnection) -> PostgresError {
+        let result = PQmakeEmptyPGresult(connection.handle, PGRES_FATAL_ERROR)
+        defer { PQclear(result) }
+        return PostgresError.from(result: result, connection: connection.handle)
+    }
+
     @Test("libpq's own error on a connection whose server has gone is a lost connection, even while the status says OK")
     func serverGone() throws {
-        let server = try FakeDyingPostgres()
-        let serving = Thread { server.acceptOne() }
-        serving.start()
-        let connection = try PostgresConnection(url: server.url)
+        let (server, connection) = try Self.connected()
         server.finish()  // the server closes its end; libpq has not read anything since
         #expect(PQstatus(connection.handle) == CONNECTION_OK, "precondition: libpq has not noticed")
 
-        let result = PQmakeEmptyPGresult(connection.handle, PGRES_FATAL_ERROR)
-        let error = PostgresError.from(result: result, connection: connection.handle)
-        PQclear(result)
+        let error = Self.libpqError(on: connection)
         #expect(error.kind == .connectionLost, "\(error)")
         #expect(error.isTransient)
         #expect(PostgresError.from(result: nil, connection: connection.handle).kind == .connectionLost)
@@ -39,13 +48,8 @@ struct ConnectionLossTests {
 
     @Test("the same error on a connection whose server is still there stays a failed query")
     func serverStillThere() throws {
-        let server = try FakeDyingPostgres()
-        let serving = Thread { server.acceptOne() }
-        serving.start()
-        let connection = try PostgresConnection(url: server.url)
-        let result = PQmakeEmptyPGresult(connection.handle, PGRES_FATAL_ERROR)
-        let error = PostgresError.from(result: result, connection: connection.handle)
-        PQclear(result)
+        let (server, connection) = try Self.connected()
+        let error = Self.libpqError(on: connection)
         #expect(error.kind == .queryFailed, "\(error)")
         #expect(error.isTransient == false)
         #expect(connection.isUsable, "probing must not disturb a healthy connection")
