@@ -13,8 +13,8 @@ public struct APIRoutes: Sendable {
     let policy: APIPolicy
     let checkpointKeys: CheckpointKeyProvider
     let readDatabase: PostgresClient?
+
     /// Creates the routes over the database; `policy` defaults to the configuration's (read from the environment),
-    /// Creates the routes over the database; `policy` defaults to the environment's (`GEOFENCE_RADIUS_M`),
     /// `checkpointKeys` to the key file the configuration names (or the one generated in its data directory);
     /// `readDatabase` (from `DATABASE_READ_URL`) serves delivery searches and audit listings/verification.
     public init(configuration: ServiceConfiguration, database: PostgresClient, logger: Logger,
