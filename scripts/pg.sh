@@ -84,17 +84,11 @@ cmd_start() {
     psql_admin postgres -c "DO \$\$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$APP_ROLE') THEN CREATE ROLE $APP_ROLE LOGIN CREATEDB; END IF; END \$\$;"
 }
 
-cmd_stop() {
+cmd_stop() {  # cmd_stop [fast|immediate]
+    local mode="${1:-fast}"
     if is_running; then
-        echo "pg.sh: stopping PostgreSQL"
-        as_owner "$(pg_bin)/pg_ctl" -D "$(PGDATA_DIR)" -m fast -w -t 60 stop >/dev/null
-    fi
-}
-
-cmd_crash() {
-    if is_running; then
-        echo "pg.sh: stopping PostgreSQL immediately (crash recovery on the next start)"
-        as_owner "$(pg_bin)/pg_ctl" -D "$(PGDATA_DIR)" -m immediate -w -t 60 stop >/dev/null
+        echo "pg.sh: stopping PostgreSQL ($mode shutdown)"
+        as_owner "$(pg_bin)/pg_ctl" -D "$(PGDATA_DIR)" -m "$mode" -w -t 60 stop >/dev/null
     fi
 }
 
@@ -112,7 +106,7 @@ case "${1:-}" in
     start) cmd_start ;;
     stop) cmd_stop ;;
     restart) cmd_stop; cmd_start ;;
-    crash) cmd_crash ;;
+    crash) cmd_stop immediate ;;
     status) is_running ;;
     createdb) shift; cmd_createdb "$@" ;;
     url) echo "postgres://$APP_ROLE@127.0.0.1:$PORT/${2:-countersign}" ;;

@@ -124,25 +124,27 @@ faults() {  # faults NAME SUBCOMMAND ARGS…
 }
 
 pgctl="COUNTERSIGN_PG_PORT=$COUNTERSIGN_PG_PORT COUNTERSIGN_PG_DIR=$COUNTERSIGN_PG_DIR $PG"
+# The outage runs: long form 10 s outages under 8 upload threads, short form 3 s under 4.
+if [ $long = 1 ]; then
+    outage=(--connections 8 --outage 10 --pg-start "$pgctl start")
+else
+    outage=(--deliveries 600 --connections 4 --outage 3 --warmup 1 --stop-after-outage 2 --pg-start "$pgctl start")
+fi
 if want pg-restart; then
     if [ $long = 1 ]; then
-        faults pg-restart pg-restart --deliveries 400 --connections 8 --outage 10 --pg-stop "$pgctl stop" --pg-start "$pgctl start"
-        faults pg-restart-idempotent pg-restart --deliveries 200 --connections 8 --outage 10 --idempotency \
-            --pg-stop "$pgctl stop" --pg-start "$pgctl start"
+        faults pg-restart pg-restart --deliveries 400 "${outage[@]}" --pg-stop "$pgctl stop"
+        faults pg-restart-idempotent pg-restart --deliveries 200 --idempotency "${outage[@]}" --pg-stop "$pgctl stop"
     else
-        faults pg-restart pg-restart --deliveries 600 --connections 4 --outage 3 --warmup 1 --stop-after-outage 2 \
-            --pg-stop "$pgctl stop" --pg-start "$pgctl start"
+        faults pg-restart pg-restart "${outage[@]}" --pg-stop "$pgctl stop"
     fi
 fi
 if want pg-crash; then
     # Acknowledged proofs must survive a crash of PostgreSQL itself (synchronous_commit stays on):
     # an immediate shutdown writes no checkpoint, so the start that follows replays the WAL.
     if [ $long = 1 ]; then
-        faults pg-crash pg-restart --label pg-crash --deliveries 400 --connections 8 --outage 10 \
-            --pg-stop "$pgctl crash" --pg-start "$pgctl start"
+        faults pg-crash pg-restart --label pg-crash --deliveries 400 "${outage[@]}" --pg-stop "$pgctl crash"
     else
-        faults pg-crash pg-restart --label pg-crash --deliveries 600 --connections 4 --outage 3 --warmup 1 \
-            --stop-after-outage 2 --pg-stop "$pgctl crash" --pg-start "$pgctl start"
+        faults pg-crash pg-restart --label pg-crash "${outage[@]}" --pg-stop "$pgctl crash"
     fi
 fi
 if want kill9; then
