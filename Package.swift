@@ -116,7 +116,7 @@ let package = Package(
         .testTarget(name: "CryptographyTests", dependencies: ["Cryptography"], swiftSettings: strict),
         .testTarget(name: "SignatureKitTests", dependencies: ["SignatureKit"], swiftSettings: strict),
         .testTarget(name: "RasterTests", dependencies: ["Raster"], swiftSettings: strict),
-        .testTarget(name: "PNGTests", dependencies: ["PNG"], swiftSettings: strict),
+        .testTarget(name: "PNGTests", dependencies: ["PNG", "CZlib"], swiftSettings: strict),
         .testTarget(name: "SignatureRenderTests", dependencies: ["SignatureRender", "SignatureKit", "Raster", "PNG"], swiftSettings: strict),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "CLibPQ"], swiftSettings: strict),
         .target(name: "TestSupport", dependencies: ["Postgres", "ProofStore"], path: "Tests/TestSupport", swiftSettings: strict),

@@ -87,11 +87,24 @@ public enum PNGCompressionStrategy: Int32, Sendable, Equatable {
     case `default` = 0, filtered = 1, huffmanOnly = 2, rle = 3, fixed = 4
 }
 
+/// What compresses the image data (PNG's IDAT).
+public enum PNGCompressor: Sendable, Equatable {
+    /// Our run-length deflate: each repeat of the previous byte is a match at distance 1, as with
+    /// zlib's `Z_RLE` strategy, without zlib's window and hash upkeep, in a fraction of its time
+    /// on signature images (`BENCHMARKS.md`). Unfiltered rows only; libpng writes the chunks.
+    case runLength
+    /// zlib, driven by libpng, with the options' level, strategy, memLevel and windowBits.
+    case zlib
+}
+
 /// Encoder settings. The defaults were chosen by measurement on real signatures
-/// (see `BENCHMARKS.md`): no filter, zlib level 6 with the RLE strategy, memLevel 6.
+/// (see `BENCHMARKS.md`): no filter, the run-length compressor. The zlib settings apply with
+/// ``PNGCompressor/zlib`` only; their defaults (level 6, RLE strategy, memLevel 6) were the
+/// fastest zlib settings measured.
 public struct PNGOptions: Sendable, Equatable {
     public var pixelFormat: PNGPixelFormat = .automatic
     public var filter: PNGFilter = .none
+    public var compressor: PNGCompressor = .runLength
     /// zlib level 0...9.
     public var compressionLevel: Int = 6
     public var strategy: PNGCompressionStrategy = .rle
@@ -102,11 +115,12 @@ public struct PNGOptions: Sendable, Equatable {
     public var windowBits: Int = 15
 
     public init(
-        pixelFormat: PNGPixelFormat = .automatic, filter: PNGFilter = .none, compressionLevel: Int = 6,
-        strategy: PNGCompressionStrategy = .rle, memoryLevel: Int = 6, windowBits: Int = 15
+        pixelFormat: PNGPixelFormat = .automatic, filter: PNGFilter = .none, compressor: PNGCompressor = .runLength,
+        compressionLevel: Int = 6, strategy: PNGCompressionStrategy = .rle, memoryLevel: Int = 6, windowBits: Int = 15
     ) {
         self.pixelFormat = pixelFormat
         self.filter = filter
+        self.compressor = compressor
         self.compressionLevel = compressionLevel
         self.strategy = strategy
         self.memoryLevel = memoryLevel
@@ -134,6 +148,11 @@ public enum PNGEncoder {
             throw PNGError(
                 code: .invalidArgument,
                 message: "alpha has \(alpha.count) bytes, expected \(width)x\(height)")
+        }
+        if options.compressor == .runLength {
+            let writer = try PNGRowWriter(width: width, height: height, color: color, background: background, options: options)
+            try alpha.withUnsafeBufferPointer { (pixels) throws(PNGError) in try writer.write(contiguousRows: pixels) }
+            return try writer.finish()
         }
 
         var out: UnsafeMutablePointer<UInt8>? = nil
@@ -253,72 +272,6 @@ public enum PNGEncoder {
     }
 }
 
-/// Writes a PNG row by row, for producers that have the image in bands (the rasteriser):
-/// the same file as ``PNGEncoder/encode(alpha:width:height:color:background:options:)`` gives for
-/// the same rows and settings, without the whole coverage mask in memory at once.
-///
-/// libpng's error longjmps stay inside the C shim (each call sets its own `setjmp`); after a
-/// failure every later call throws. The writer is released when the object goes away.
-public final class PNGRowWriter {
-    /// Image width in pixels (bytes per row passed in).
-    public let width: Int
-    /// Image height in pixels (rows to pass in before ``finish()``).
-    public let height: Int
-    private let writer: OpaquePointer
-
-    /// Starts a PNG of `width` × `height` coverage bytes (0 = no ink, 255 = full ink).
-    public init(
-        width: Int, height: Int, color: PNGColor = .black, background: PNGBackground = .transparent,
-        options: PNGOptions = .default
-    ) throws(PNGError) {
-        try PNGEncoder.checkSize(width: width, height: height)
-        var message = [CChar](repeating: 0, count: 256)
-        var w: OpaquePointer? = nil
-        let status = try PNGEncoder.withParameters(
-            width: width, height: height, color: color, background: background, options: options
-        ) { params in
-            message.withUnsafeMutableBufferPointer { msg in
-                cs_png_writer_begin(&params, &w, msg.baseAddress, msg.count)
-            }
-        }
-        guard status == Int32(CS_PNG_OK), let w else {
-            throw PNGError(code: code(status), message: string(message))
-        }
-        self.width = width
-        self.height = height
-        self.writer = w
-    }
-
-    deinit { cs_png_writer_free(writer) }
-
-    /// Writes the next rows, each pointing at `width` coverage bytes.
-    public func write(rows: UnsafeBufferPointer<UnsafePointer<UInt8>>) throws(PNGError) {
-        guard let base = rows.baseAddress, !rows.isEmpty else { return }
-        let pointers = UnsafeRawPointer(base).assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
-        let status = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { msg in
-            msg[0] = 0
-            let status = cs_png_writer_rows(writer, pointers, UInt32(clamping: rows.count), msg.baseAddress, msg.count)
-            return status == Int32(CS_PNG_OK) ? nil : (status, string(Array(msg)))
-        }
-        if let (status, message) = status { throw PNGError(code: code(status), message: message) }
-    }
-
-    /// Finishes the file after all `height` rows and returns it.
-    public func finish() throws(PNGError) -> [UInt8] {
-        var out: UnsafeMutablePointer<UInt8>? = nil
-        var outSize = 0
-        var message = [CChar](repeating: 0, count: 256)
-        let status = message.withUnsafeMutableBufferPointer { msg in
-            cs_png_writer_finish(writer, &out, &outSize, msg.baseAddress, msg.count)
-        }
-        guard status == Int32(CS_PNG_OK), let out else {
-            throw PNGError(code: code(status), message: string(message))
-        }
-        defer { cs_png_free(out) }
-        return [UInt8](UnsafeBufferPointer(start: out, count: outSize))
-    }
-}
-
 /// Decodes PNG files through libpng's simplified API (used by tests and tools to read back
 /// what was written, or to compare with other renderers).
 public enum PNGDecoder {
@@ -359,7 +312,7 @@ public enum PNGDecoder {
     public static var libpngVersion: String { String(cString: cs_png_libpng_version()) }
 }
 
-private func code(_ status: Int32) -> PNGError.Code {
+func code(_ status: Int32) -> PNGError.Code {
     switch status {
     case Int32(CS_PNG_OUT_OF_MEMORY): .outOfMemory
     case Int32(CS_PNG_LIBPNG_ERROR): .libpng
@@ -367,7 +320,7 @@ private func code(_ status: Int32) -> PNGError.Code {
     }
 }
 
-private func string(_ message: [CChar]) -> String {
+func string(_ message: [CChar]) -> String {
     let bytes = message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
     return String(decoding: bytes, as: UTF8.self)
 }

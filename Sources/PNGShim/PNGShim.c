@@ -260,6 +260,32 @@ int cs_png_encode(const cs_png_params *p, const uint8_t *source, size_t source_s
     return status;
 }
 
+// IDAT chunks of at most this many bytes (any size up to 2^31 - 1 is valid PNG).
+#define CS_IDAT_CHUNK_MAX ((size_t)1 << 20)
+
+int cs_png_writer_finish_compressed(cs_png_writer *w, const uint8_t *idat, size_t idat_size,
+                                    uint8_t **out_data, size_t *out_size, char *message, size_t message_capacity) {
+    if (w == NULL || out_data == NULL || out_size == NULL) return cs_invalid(message, message_capacity, "no writer or output pointer");
+    *out_data = NULL;
+    *out_size = 0;
+    if (idat == NULL || idat_size == 0) return cs_invalid(message, message_capacity, "no compressed image data");
+    if (w->dead) return cs_invalid(message, message_capacity, "the PNG writer failed earlier");
+    if (w->png == NULL) return cs_invalid(message, message_capacity, "the PNG was already finished");
+    if (w->written != 0) return cs_invalid(message, message_capacity, "rows were already given to libpng");
+    if (setjmp(png_jmpbuf(w->png))) return cs_fail(w, message, message_capacity);
+    for (size_t offset = 0; offset < idat_size; offset += CS_IDAT_CHUNK_MAX) {
+        size_t length = idat_size - offset < CS_IDAT_CHUNK_MAX ? idat_size - offset : CS_IDAT_CHUNK_MAX;
+        png_write_chunk(w->png, (png_const_bytep) "IDAT", idat + offset, length);
+    }
+    png_write_chunk(w->png, (png_const_bytep) "IEND", NULL, 0);
+    png_destroy_write_struct(&w->png, &w->info);
+    *out_data = w->st.data;
+    *out_size = w->st.size;
+    w->st.data = NULL;
+    w->st.size = 0;
+    return CS_PNG_OK;
+}
+
 void cs_png_free(uint8_t *data) { free(data); }
 
 int cs_png_decode_rgba(const uint8_t *data, size_t size, uint64_t max_pixels,

@@ -27,12 +27,18 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "banded (rows straight from the rasteriser into libpng, as the server renders), whole (the full coverage mask first, then PNGEncoder.encode) or both (alternating per iteration, with the paired ratio).")
     var pipeline: String = "banded"
 
+    @Option(help: "PNG compressor: run-length (the default, as the server renders) or zlib (libpng's, for comparison).")
+    var compressor: String = "run-length"
+
     @Option(help: "Write every signature's outline in output pixels to this file (for the cairo peer).")
     var dumpOutlines: String?
 
     func validate() throws {
         guard ["banded", "whole", "both"].contains(pipeline) else {
             throw ValidationError("--pipeline must be banded, whole or both")
+        }
+        guard ["run-length", "zlib"].contains(compressor) else {
+            throw ValidationError("--compressor must be run-length or zlib")
         }
         if pipeline == "both" && iterations < 2 {
             throw ValidationError("--pipeline both alternates the two paths per iteration: give --iterations 2 or more")
@@ -48,7 +54,8 @@ struct BenchCommand: ParsableCommand {
         }
         let inputs = try files.map { [UInt8](try Data(contentsOf: URL(fileURLWithPath: $0))) }
         let parser = InkParser()
-        let options = RenderOptions()
+        var options = RenderOptions()
+        options.png.compressor = compressor == "zlib" ? .zlib : .runLength
 
         var parse: [Double] = [], reconstruct: [Double] = [], raster: [Double] = []
         var encode: [Double] = [], total: [Double] = [], totalCPU: [Double] = [], pngBytes: [Int] = []

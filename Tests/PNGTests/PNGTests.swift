@@ -91,10 +91,42 @@ private func chunkTypes(_ png: [UInt8]) -> [String] {
         let alpha = sampleAlpha(width: width, height: height)
         for strategy in [PNGCompressionStrategy.default, .filtered, .huffmanOnly, .rle, .fixed] {
             for level in [0, 1, 6, 9] {
-                let opts = PNGOptions(filter: filter, compressionLevel: level, strategy: strategy)
+                let opts = PNGOptions(filter: filter, compressor: .zlib, compressionLevel: level, strategy: strategy)
                 let png = try PNGEncoder.encode(alpha: alpha, width: width, height: height, options: opts)
                 #expect(try PNGDecoder.decodeRGBA(png).alpha == alpha, "\(filter) \(strategy) \(level)")
             }
+        }
+    }
+
+    @Test func bothCompressorsWriteTheSamePixelsInEveryFormat() throws {
+        let alpha = sampleAlpha(width: width, height: height)
+        let blue = PNGColor(red: 0, green: 0x80, blue: 0xFF), grey = PNGColor(red: 60, green: 60, blue: 60)
+        let cases: [(PNGColor, PNGBackground, PNGPixelFormat)] = [
+            (.black, .transparent, .automatic), (blue, .white, .automatic), (grey, .white, .gray),
+            (grey, .transparent, .grayAlpha), (blue, .transparent, .palette),
+        ]
+        for (color, background, format) in cases {
+            var decoded: [PNGDecoder.Image] = []
+            var chunks: [[String]] = []
+            for compressor in [PNGCompressor.runLength, .zlib] {
+                let png = try PNGEncoder.encode(
+                    alpha: alpha, width: width, height: height, color: color, background: background,
+                    options: PNGOptions(pixelFormat: format, compressor: compressor))
+                decoded.append(try PNGDecoder.decodeRGBA(png))
+                chunks.append(chunkTypes(png).filter { $0 != "IDAT" })
+            }
+            #expect(decoded[0] == decoded[1], "\(color) \(background) \(format)")
+            #expect(chunks[0] == chunks[1] && chunks[0].first == "IHDR" && chunks[0].last == "IEND", "\(chunks)")
+        }
+    }
+
+    @Test func runLengthCompressorRefusesFilters() {
+        do {
+            _ = try PNGEncoder.encode(alpha: [0, 1], width: 2, height: 1, options: PNGOptions(filter: .paeth))
+            Issue.record("a filter was accepted by the run-length compressor")
+        } catch {
+            #expect(error.code == .invalidArgument)
+            #expect(error.message.contains("zlib"), "message: \(error.message)")
         }
     }
 
@@ -186,7 +218,10 @@ private func chunkTypes(_ png: [UInt8]) -> [String] {
             (blue, .white, .default),
             (grey, .white, .default),
             (grey, .transparent, PNGOptions(pixelFormat: .grayAlpha)),
-            (.black, .transparent, PNGOptions(filter: .adaptive, strategy: .default)),
+            (.black, .transparent, PNGOptions(filter: .adaptive, compressor: .zlib, strategy: .default)),
+            (.black, .transparent, PNGOptions(compressor: .zlib)),
+            (grey, .transparent, PNGOptions(pixelFormat: .grayAlpha, compressor: .zlib)),
+            (grey, .white, PNGOptions(compressor: .zlib)),
         ]
         for (color, background, options) in cases {
             let whole = try PNGEncoder.encode(

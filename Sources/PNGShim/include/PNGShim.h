@@ -77,6 +77,13 @@ int cs_png_writer_rows(cs_png_writer *writer, const uint8_t *const *rows, uint32
 int cs_png_writer_finish(cs_png_writer *writer, uint8_t **out_data, size_t *out_size,
                          char *message, size_t message_capacity);
 
+/// Finishes the file with image data compressed by the caller instead of rows: `idat` (a zlib
+/// stream of all the filtered scanlines, `idat_size` bytes) is written as IDAT chunks, then
+/// IEND, and the file is handed over as by cs_png_writer_finish. Only for a writer that was given
+/// no rows (its compression settings are then unused).
+int cs_png_writer_finish_compressed(cs_png_writer *writer, const uint8_t *idat, size_t idat_size,
+                                    uint8_t **out_data, size_t *out_size, char *message, size_t message_capacity);
+
 /// Releases a writer (finished or not). NULL is ignored.
 void cs_png_writer_free(cs_png_writer *writer);
 
