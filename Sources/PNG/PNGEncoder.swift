@@ -104,6 +104,7 @@ public enum PNGCompressor: Sendable, Equatable {
 public struct PNGOptions: Sendable, Equatable {
     public var pixelFormat: PNGPixelFormat = .automatic
     public var filter: PNGFilter = .none
+    /// What compresses the rows; ``PNGCompressor/runLength`` takes only ``PNGFilter/none``.
     public var compressor: PNGCompressor = .runLength
     /// zlib level 0...9.
     public var compressionLevel: Int = 6
@@ -168,7 +169,7 @@ public enum PNGEncoder {
             }
         }
         guard status == Int32(CS_PNG_OK), let out else {
-            throw PNGError(code: code(status), message: string(message))
+            throw PNGError(code: shimErrorCode(status), message: shimMessage(message))
         }
         defer { cs_png_free(out) }
         return [UInt8](UnsafeBufferPointer(start: out, count: outSize))
@@ -301,7 +302,7 @@ public enum PNGDecoder {
             }
         }
         guard status == Int32(CS_PNG_OK), let out else {
-            throw PNGError(code: code(status), message: string(message))
+            throw PNGError(code: shimErrorCode(status), message: shimMessage(message))
         }
         defer { cs_png_free(out) }
         let count = Int(w) * Int(h) * 4
@@ -312,7 +313,8 @@ public enum PNGDecoder {
     public static var libpngVersion: String { String(cString: cs_png_libpng_version()) }
 }
 
-func code(_ status: Int32) -> PNGError.Code {
+/// The error code for a shim status.
+func shimErrorCode(_ status: Int32) -> PNGError.Code {
     switch status {
     case Int32(CS_PNG_OUT_OF_MEMORY): .outOfMemory
     case Int32(CS_PNG_LIBPNG_ERROR): .libpng
@@ -320,7 +322,8 @@ func code(_ status: Int32) -> PNGError.Code {
     }
 }
 
-func string(_ message: [CChar]) -> String {
+/// The shim's NUL-terminated message as a string.
+func shimMessage(_ message: [CChar]) -> String {
     let bytes = message.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }
     return String(decoding: bytes, as: UTF8.self)
 }

@@ -53,7 +53,7 @@ public final class PNGRowWriter {
             }
         }
         guard status == Int32(CS_PNG_OK), let w else {
-            throw PNGError(code: code(status), message: string(message))
+            throw PNGError(code: shimErrorCode(status), message: shimMessage(message))
         }
         self.width = width
         self.height = height
@@ -86,9 +86,9 @@ public final class PNGRowWriter {
             let status = withUnsafeTemporaryAllocation(of: CChar.self, capacity: 256) { msg in
                 msg[0] = 0
                 let status = cs_png_writer_rows(libpngWriter, pointers, UInt32(clamping: rows.count), msg.baseAddress, msg.count)
-                return status == Int32(CS_PNG_OK) ? nil : (status, string(Array(msg)))
+                return status == Int32(CS_PNG_OK) ? nil : (status, shimMessage(Array(msg)))
             }
-            if let (status, message) = status { throw PNGError(code: code(status), message: message) }
+            if let (status, message) = status { throw PNGError(code: shimErrorCode(status), message: message) }
             return
         }
         try checkRows(rows.count)
@@ -132,7 +132,7 @@ public final class PNGRowWriter {
             }
         }
         guard status == Int32(CS_PNG_OK), let out else {
-            throw PNGError(code: code(status), message: string(message))
+            throw PNGError(code: shimErrorCode(status), message: shimMessage(message))
         }
         defer { cs_png_free(out) }
         return [UInt8](UnsafeBufferPointer(start: out, count: outSize))
