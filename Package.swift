@@ -88,7 +88,7 @@ let package = Package(
         .target(
             name: "ProofAPI",
             dependencies: [
-                "ProofStore", "Postgres", "SignatureKit", "SignatureRender", "CZlib",
+                "ProofStore", "Postgres", "SignatureKit", "SignatureRender", "PNG", "CZlib",
                 "Cryptography",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -124,7 +124,7 @@ let package = Package(
         .testTarget(
             name: "ProofAPITests",
             dependencies: [
-                "ProofAPI", "ProofStore", "Postgres", "TestSupport", "Cryptography", "SignatureKit", "SignatureRender", "CZlib",
+                "ProofAPI", "ProofStore", "Postgres", "TestSupport", "Cryptography", "SignatureKit", "SignatureRender", "PNG", "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],

@@ -1,4 +1,5 @@
 import Foundation
+import PNG
 import SignatureKit
 import SignatureRender
 
@@ -13,28 +14,42 @@ enum StoredRenderOptions {
         return """
             {"scale":\(layout.scale),"width":\(layout.width.map(String.init) ?? "null"),"height":\(layout.height.map(String.init) ?? "null"),\
             "trim":\(layout.trim),"margin":\(layout.margin),"color":"\(color)","background":"\(options.background.rawValue)",\
-            "tolerance":\(options.tolerance),"algorithm_version":"\(SignatureReconstructor.algorithmVersion)"}
+            "tolerance":\(options.tolerance),"png_compressor":"\(compressorName(options.png.compressor))",\
+            "algorithm_version":"\(SignatureReconstructor.algorithmVersion)"}
             """
+    }
+
+    /// The stored name of a PNG compressor.
+    private static func compressorName(_ compressor: PNGCompressor) -> String {
+        switch compressor {
+        case .runLength: "run-length"
+        case .zlib: "zlib"
+        }
     }
 
     /// The members as stored; each is `nil` when missing or of the wrong type.
     private struct Members: Decodable {
         var scale, margin, tolerance, width, height: Double?
         var trim: Bool?
-        var color, background: String?
+        var color, background, pngCompressor: String?
 
-        enum CodingKeys: String, CodingKey { case scale, margin, tolerance, width, height, trim, color, background }
+        enum CodingKeys: String, CodingKey {
+            case scale, margin, tolerance, width, height, trim, color, background
+            case pngCompressor = "png_compressor"
+        }
 
         init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             func member<T: Decodable>(_ key: CodingKeys) -> T? { (try? c.decodeIfPresent(T.self, forKey: key)) ?? nil }
             (scale, margin, tolerance, width, height) = (member(.scale), member(.margin), member(.tolerance), member(.width), member(.height))
-            (trim, color, background) = (member(.trim), member(.color), member(.background))
+            (trim, color, background, pngCompressor) = (member(.trim), member(.color), member(.background), member(.pngCompressor))
         }
     }
 
     /// `base` with every parameter `json` records; a member that is missing or out of range keeps
-    /// `base`'s value (the JSON is ours, but a proof may predate a parameter).
+    /// `base`'s value (the JSON is ours, but a proof may predate a parameter). The exception is
+    /// `png_compressor`: proofs stored before it was recorded (2026-11-23) were compressed by zlib,
+    /// so without it the PNG is re-encoded with zlib.
     static func options(_ json: String, base: RenderOptions) -> RenderOptions {
         guard let stored = try? JSONDecoder().decode(Members.self, from: Data(json.utf8)) else { return base }
         var options = base
@@ -46,6 +61,11 @@ enum StoredRenderOptions {
         if let hex = stored.color, let color = RGBColor(hex: hex) { options.color = color }
         if let name = stored.background, let background = RenderBackground(rawValue: name) { options.background = background }
         if let tolerance = stored.tolerance, tolerance > 0, tolerance <= 10 { options.tolerance = tolerance }
+        switch stored.pngCompressor {
+        case nil, "zlib": options.png.compressor = .zlib
+        case "run-length": options.png.compressor = .runLength
+        default: break
+        }
         return options
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PNG
 import SignatureKit
 import SignatureRender
 
@@ -48,6 +49,9 @@ struct RenderCommand: ParsableCommand {
 
     @Option(help: "Background: transparent or white.")
     var background: String = "transparent"
+
+    @Option(help: "PNG compressor: run-length (default) or zlib (how proofs stored before 2026-11-23 were written: use it to reproduce their PNG bytes).")
+    var pngCompressor: String = "run-length"
 
     @Option(help: "signature_pad canvas width in CSS px (default: inferred from the ink).")
     var canvasWidth: Double?
@@ -117,6 +121,12 @@ struct RenderCommand: ParsableCommand {
             throw Problem(message: "invalid_option: --background must be transparent or white, got \"\(background.prefix(32))\"")
         }
         o.background = bg
+        switch pngCompressor {
+        case "run-length": o.png.compressor = .runLength
+        case "zlib": o.png.compressor = .zlib
+        default:
+            throw Problem(message: "invalid_option: --png-compressor must be run-length or zlib, got \"\(pngCompressor.prefix(32))\"")
+        }
         return o
     }
 
