@@ -105,9 +105,10 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         let state = field(Int32(UInt8(ascii: "C")))  // PG_DIAG_SQLSTATE
         var message = field(Int32(UInt8(ascii: "M"))) ?? trimmed(String(cString: PQresultErrorMessage(result)))
         if message.isEmpty { message = lastMessage(of: connection) }
-        var kind = state.map(kind(forSQLState:)) ?? .queryFailed
-        // A server error carries a SQLSTATE; libpq's own (no SQLSTATE) may mean the connection died.
-        if PQstatus(connection) != CONNECTION_OK || (state == nil && isLost(connection)) { kind = .connectionLost }
+        // A server error carries a SQLSTATE; libpq's own (no SQLSTATE) may mean the connection
+        // died, which only a probe can tell.
+        let lost = state == nil ? isLost(connection) : PQstatus(connection) != CONNECTION_OK
+        let kind = lost ? .connectionLost : state.map(kind(forSQLState:)) ?? .queryFailed
         return PostgresError(kind, message: message, sqlState: state,
                              detail: field(Int32(UInt8(ascii: "D"))),
                              constraint: field(Int32(UInt8(ascii: "n"))))

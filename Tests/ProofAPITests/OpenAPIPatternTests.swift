@@ -5,6 +5,7 @@ import HummingbirdTesting
 import NIOCore
 import Testing
 import TestSupport
+@testable import ProofAPI
 
 /// The spec's `pattern`s against the server's own parsing (docs/reliability.md, finding 3): a
 /// value the server refuses for its form must not match the documented pattern (or a schema-valid
@@ -40,12 +41,6 @@ struct OpenAPIPatternTests {
         return regex.firstMatch(in: value, range: NSRange(value.startIndex..., in: value)) != nil
     }
 
-    static func query(_ value: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~,")
-        return value.addingPercentEncoding(withAllowedCharacters: allowed)!
-    }
-
     @Test("bbox, near and cursor: the list routes serve exactly what their patterns allow")
     func listParameters() async throws {
         try await APITestHarness.with { harness in
@@ -69,7 +64,7 @@ struct OpenAPIPatternTests {
                 for row in table {
                     let pattern = try Self.pattern(in: row.scope, parameter: row.parameter)
                     for (value, served) in row.served.map({ ($0, true) }) + row.refused.map({ ($0, false) }) {
-                        let uri = "\(row.path)?\(row.parameter)=\(Self.query(value))"
+                        let uri = "\(row.path)?\(row.parameter)=\(PagedListQuery.percentEncode(value))"
                         let status = try await client.execute(uri: uri, method: .get, headers: harness.headers(.auditor)) { $0.status }
                         #expect(try Self.matches(pattern, value) == served, "\(row.path) \(row.parameter)=\(value): pattern \(pattern)")
                         #expect(status == (served ? .ok : .unprocessableContent), "\(uri) gave \(status)")
