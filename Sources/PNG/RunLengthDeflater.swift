@@ -5,7 +5,7 @@
 /// Signature images are mostly long runs of one value (no ink, or full ink), and this is all
 /// zlib finds in them with `Z_RLE` too; but zlib still keeps a 32 KiB window, slides it and its
 /// hash tables every 32 KiB and checksums byte by byte, which is most of its time on these
-/// images (`BENCHMARKS.md`, "Where the PNG time goes"). Here a run is found eight bytes at a
+/// images (`BENCHMARKS.md`, "Where the PNG time goes"). Here a run is found 32 bytes at a
 /// time and checksummed in closed form, so the cost follows the ink, not the pixel count.
 ///
 /// Deterministic: the output depends only on the input bytes and `blockTokens` (integer
