@@ -160,11 +160,61 @@ struct BenchCommand: ParsableCommand {
                          Self.median(wholeTotals), Self.median(bandedTotals), Self.median(ratios)))
         }
         print(memoryLine)
+        try printInkParse(svcInputs: inputs, parser: parser, clock: clock)
 
         if let path = dumpOutlines {
             try Data(dump.utf8).write(to: URL(fileURLWithPath: path))
             print("outlines written to \(path)")
         }
+    }
+
+    /// Times the native-format parser on a 2,000-point `countersign.ink/v1` document (the issue's
+    /// parse target) made of the first signatures' strokes, beside Foundation's JSONDecoder
+    /// decoding the same bytes into plain arrays (what the parser replaces).
+    func printInkParse(svcInputs: [[UInt8]], parser: InkParser, clock: ContinuousClock) throws {
+        let wanted = 2_000
+        var strokes: [Stroke] = []
+        var height = 1.0
+        var count = 0
+        var clock0 = 0.0  // each signature's times follow the previous one's
+        for bytes in svcInputs where count < wanted {
+            let doc = try parser.parse(bytes, format: .svc2004)
+            height = max(height, doc.canvas.height)
+            var last = clock0
+            for stroke in doc.strokes where count < wanted {
+                let points = stroke.points.prefix(wanted - count).map { point in
+                    var shifted = point
+                    shifted.t += clock0
+                    last = max(last, shifted.t)
+                    return shifted
+                }
+                strokes.append(Stroke(points: points))
+                count += points.count
+            }
+            clock0 = last + 100
+        }
+        let ink = InkSerializer.serialize(InkDocument(canvas: CanvasSize(width: 600, height: height), strokes: strokes))
+        struct PlainInk: Decodable {
+            struct Canvas: Decodable { var width, height: Double }
+            var canvas: Canvas
+            var strokes: [[[Double]]]
+        }
+        var ours: [Double] = [], foundation: [Double] = []
+        for _ in 0..<200 {
+            let t0 = clock.now
+            let parsed = try parser.parse(ink, format: .ink)
+            let t1 = clock.now
+            let plain = try JSONDecoder().decode(PlainInk.self, from: Data(ink))
+            let t2 = clock.now
+            precondition(parsed.pointCount == count && plain.strokes.count == strokes.count)
+            ours.append(Self.ms(t1 - t0))
+            foundation.append(Self.ms(t2 - t1))
+        }
+        print("ink JSON parse, \(count) points (\(ink.count) bytes), median / p99 ms of 200:")
+        print("  our ink parser".padding(toLength: 26, withPad: " ", startingAt: 0)
+              + String(format: "%10.3f %10.3f", Self.median(ours), Self.percentile(ours, 0.99)))
+        print("  Foundation JSONDecoder".padding(toLength: 26, withPad: " ", startingAt: 0)
+              + String(format: "%10.3f %10.3f", Self.median(foundation), Self.percentile(foundation, 0.99)))
     }
 
     func svcFiles() -> [String] {
