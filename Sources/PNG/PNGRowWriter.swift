@@ -43,6 +43,8 @@ public final class PNGRowWriter {
             throw PNGError(code: .invalidArgument,
                            message: "the run-length compressor writes unfiltered rows; use the zlib compressor for filters")
         }
+        // Resolved before libpng's writer exists, so nothing can throw once it does.
+        let format = try PNGEncoder.resolve(options.pixelFormat, color: color, background: background)
         var message = [CChar](repeating: 0, count: 256)
         var w: OpaquePointer? = nil
         let status = try PNGEncoder.withParameters(
@@ -58,7 +60,7 @@ public final class PNGRowWriter {
         self.width = width
         self.height = height
         self.libpngWriter = w
-        switch (options.compressor, try PNGEncoder.resolve(options.pixelFormat, color: color, background: background)) {
+        switch (options.compressor, format) {
         case (.zlib, _), (.runLength, .palette), (.runLength, .automatic):
             conversion = .none
             convertedRow = []
