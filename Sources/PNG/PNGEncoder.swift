@@ -87,12 +87,13 @@ public enum PNGCompressionStrategy: Int32, Sendable, Equatable {
     case `default` = 0, filtered = 1, huffmanOnly = 2, rle = 3, fixed = 4
 }
 
-/// What compresses the image data (PNG's IDAT).
-public enum PNGCompressor: Sendable, Equatable {
+/// What compresses the image data (PNG's IDAT); the raw value is its name in stored render
+/// options and on the command line.
+public enum PNGCompressor: String, Sendable, Equatable {
     /// Our run-length deflate: each repeat of the previous byte is a match at distance 1, as with
     /// zlib's `Z_RLE` strategy, without zlib's window and hash upkeep, in a fraction of its time
     /// on signature images (`BENCHMARKS.md`). Unfiltered rows only; libpng writes the chunks.
-    case runLength
+    case runLength = "run-length"
     /// zlib, driven by libpng, with the options' level, strategy, memLevel and windowBits.
     case zlib
 }
@@ -150,29 +151,9 @@ public enum PNGEncoder {
                 code: .invalidArgument,
                 message: "alpha has \(alpha.count) bytes, expected \(width)x\(height)")
         }
-        if options.compressor == .runLength {
-            let writer = try PNGRowWriter(width: width, height: height, color: color, background: background, options: options)
-            try alpha.withUnsafeBufferPointer { (pixels) throws(PNGError) in try writer.write(contiguousRows: pixels) }
-            return try writer.finish()
-        }
-
-        var out: UnsafeMutablePointer<UInt8>? = nil
-        var outSize = 0
-        var message = [CChar](repeating: 0, count: 256)
-        let status: Int32 = try withParameters(
-            width: width, height: height, color: color, background: background, options: options
-        ) { params in
-            alpha.withUnsafeBufferPointer { src in
-                message.withUnsafeMutableBufferPointer { msg in
-                    cs_png_encode(&params, src.baseAddress, width, &out, &outSize, msg.baseAddress, msg.count)
-                }
-            }
-        }
-        guard status == Int32(CS_PNG_OK), let out else {
-            throw PNGError(code: shimErrorCode(status), message: shimMessage(message))
-        }
-        defer { cs_png_free(out) }
-        return [UInt8](UnsafeBufferPointer(start: out, count: outSize))
+        let writer = try PNGRowWriter(width: width, height: height, color: color, background: background, options: options)
+        try alpha.withUnsafeBufferPointer { (pixels) throws(PNGError) in try writer.write(contiguousRows: pixels) }
+        return try writer.finish()
     }
 
     /// The shim's parameters for this image, with pointers valid only during `body`.

@@ -20,7 +20,7 @@ static void cs_set_message(char *message, size_t capacity, const char *text) {
     snprintf(message, capacity, "%s", text ? text : "unknown error");
 }
 
-// libpng's error handler: record the message, then leave through the setjmp in cs_png_encode.
+// libpng's error handler: record the message, then leave through the calling entry point's setjmp.
 static void cs_error(png_structp png, png_const_charp text) {
     cs_state *st = (cs_state *)png_get_error_ptr(png);
     if (st) cs_set_message(st->message, st->message_capacity, text);
@@ -213,19 +213,6 @@ int cs_png_writer_rows(cs_png_writer *w, const uint8_t *const *rows, uint32_t co
     return CS_PNG_OK;
 }
 
-// As cs_png_writer_rows, for `count` rows `stride` bytes apart.
-static int cs_png_writer_strided(cs_png_writer *w, const uint8_t *source, size_t stride, uint32_t count,
-                                 char *message, size_t message_capacity) {
-    int status = cs_check_rows(w, count, message, message_capacity);
-    if (status != CS_PNG_OK) return status;
-    if (setjmp(png_jmpbuf(w->png))) return cs_fail(w, message, message_capacity);
-    for (uint32_t i = 0; i < count; i++) {
-        cs_put_row(w, source + (size_t)i * stride);
-        w->written++;
-    }
-    return CS_PNG_OK;
-}
-
 int cs_png_writer_finish(cs_png_writer *w, uint8_t **out_data, size_t *out_size,
                          char *message, size_t message_capacity) {
     if (w == NULL || out_data == NULL || out_size == NULL) return cs_invalid(message, message_capacity, "no writer or output pointer");
@@ -242,22 +229,6 @@ int cs_png_writer_finish(cs_png_writer *w, uint8_t **out_data, size_t *out_size,
     w->st.data = NULL;
     w->st.size = 0;
     return CS_PNG_OK;
-}
-
-int cs_png_encode(const cs_png_params *p, const uint8_t *source, size_t source_stride,
-                  uint8_t **out_data, size_t *out_size, char *message, size_t message_capacity) {
-    if (out_data == NULL || out_size == NULL) return cs_invalid(message, message_capacity, "no output pointer");
-    *out_data = NULL;
-    *out_size = 0;
-    if (p == NULL || source == NULL) return cs_invalid(message, message_capacity, "no parameters or pixels");
-    if (p->width == 0 || p->height == 0) return cs_invalid(message, message_capacity, "image width and height must be positive");
-    if (source_stride < p->width) return cs_invalid(message, message_capacity, "source stride smaller than the width");
-    cs_png_writer *w = NULL;
-    int status = cs_png_writer_begin(p, &w, message, message_capacity);
-    if (status == CS_PNG_OK) status = cs_png_writer_strided(w, source, source_stride, p->height, message, message_capacity);
-    if (status == CS_PNG_OK) status = cs_png_writer_finish(w, out_data, out_size, message, message_capacity);
-    cs_png_writer_free(w);
-    return status;
 }
 
 // IDAT chunks of at most this many bytes (any size up to 2^31 - 1 is valid PNG).

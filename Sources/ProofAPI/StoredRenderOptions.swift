@@ -14,18 +14,11 @@ enum StoredRenderOptions {
         return """
             {"scale":\(layout.scale),"width":\(layout.width.map(String.init) ?? "null"),"height":\(layout.height.map(String.init) ?? "null"),\
             "trim":\(layout.trim),"margin":\(layout.margin),"color":"\(color)","background":"\(options.background.rawValue)",\
-            "tolerance":\(options.tolerance),"png_compressor":"\(compressorName(options.png.compressor))",\
+            "tolerance":\(options.tolerance),"png_compressor":"\(options.png.compressor.rawValue)",\
             "algorithm_version":"\(SignatureReconstructor.algorithmVersion)"}
             """
     }
 
-    /// The stored name of a PNG compressor.
-    private static func compressorName(_ compressor: PNGCompressor) -> String {
-        switch compressor {
-        case .runLength: "run-length"
-        case .zlib: "zlib"
-        }
-    }
 
     /// The members as stored; each is `nil` when missing or of the wrong type.
     private struct Members: Decodable {
@@ -61,10 +54,10 @@ enum StoredRenderOptions {
         if let hex = stored.color, let color = RGBColor(hex: hex) { options.color = color }
         if let name = stored.background, let background = RenderBackground(rawValue: name) { options.background = background }
         if let tolerance = stored.tolerance, tolerance > 0, tolerance <= 10 { options.tolerance = tolerance }
-        switch stored.pngCompressor {
-        case nil, "zlib": options.png.compressor = .zlib
-        case "run-length": options.png.compressor = .runLength
-        default: break
+        if let name = stored.pngCompressor {
+            if let compressor = PNGCompressor(rawValue: name) { options.png.compressor = compressor }
+        } else {
+            options.png.compressor = .zlib
         }
         return options
     }

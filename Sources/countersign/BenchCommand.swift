@@ -37,7 +37,7 @@ struct BenchCommand: ParsableCommand {
         guard ["banded", "whole", "both"].contains(pipeline) else {
             throw ValidationError("--pipeline must be banded, whole or both")
         }
-        guard ["run-length", "zlib"].contains(compressor) else {
+        guard PNGCompressor(rawValue: compressor) != nil else {
             throw ValidationError("--compressor must be run-length or zlib")
         }
         if pipeline == "both" && iterations < 2 {
@@ -55,7 +55,7 @@ struct BenchCommand: ParsableCommand {
         let inputs = try files.map { [UInt8](try Data(contentsOf: URL(fileURLWithPath: $0))) }
         let parser = InkParser()
         var options = RenderOptions()
-        options.png.compressor = compressor == "zlib" ? .zlib : .runLength
+        options.png.compressor = PNGCompressor(rawValue: compressor)!  // checked in validate()
 
         var parse: [Double] = [], reconstruct: [Double] = [], raster: [Double] = []
         var encode: [Double] = [], total: [Double] = [], totalCPU: [Double] = [], pngBytes: [Int] = []

@@ -121,12 +121,10 @@ struct RenderCommand: ParsableCommand {
             throw Problem(message: "invalid_option: --background must be transparent or white, got \"\(background.prefix(32))\"")
         }
         o.background = bg
-        switch pngCompressor {
-        case "run-length": o.png.compressor = .runLength
-        case "zlib": o.png.compressor = .zlib
-        default:
+        guard let compressor = PNGCompressor(rawValue: pngCompressor) else {
             throw Problem(message: "invalid_option: --png-compressor must be run-length or zlib, got \"\(pngCompressor.prefix(32))\"")
         }
+        o.png.compressor = compressor
         return o
     }
 

@@ -1,8 +1,8 @@
 #ifndef COUNTERSIGN_PNGSHIM_H
 #define COUNTERSIGN_PNGSHIM_H
 // A small C shim over libpng's write API. libpng reports errors with setjmp/longjmp;
-// every setjmp and every longjmp stays inside cs_png_encode, so no longjmp ever crosses
-// a Swift frame. The caller gets an error code and libpng's message as text.
+// each entry point below sets its own setjmp, so every longjmp returns into it and none ever
+// crosses a Swift frame. The caller gets an error code and libpng's message as text.
 
 #include <stddef.h>
 #include <stdint.h>
@@ -18,7 +18,7 @@ enum {
     CS_PNG_GRAY_ALPHA = 4,  // 2 bytes per pixel
 };
 
-/// Result codes of cs_png_encode.
+/// Result codes of the entry points.
 enum {
     CS_PNG_OK = 0,
     CS_PNG_INVALID_ARGUMENT = 1,  // message says which
@@ -26,8 +26,8 @@ enum {
     CS_PNG_LIBPNG_ERROR = 3,      // libpng called its error handler; message is libpng's
 };
 
-/// What to write. The source is always an 8-bit single-channel image (`width` × `height`
-/// bytes, row-major, rows `source_stride` bytes apart); each written sample is looked up
+/// What to write. The source is always an 8-bit single-channel image (`height` rows of
+/// `width` bytes); each written sample is looked up
 /// from the source byte: channel 0 through `lut0`, channel 1 (gray+alpha only) through
 /// `lut1`. A NULL table means identity (the source byte is written as is).
 typedef struct cs_png_params {
@@ -47,14 +47,8 @@ typedef struct cs_png_params {
     int compression_window_bits;  // zlib 8...15 (15 is zlib's default)
 } cs_png_params;
 
-/// Encodes one PNG into a freshly malloc'ed buffer: on CS_PNG_OK `*out_data` / `*out_size`
-/// hold the file (release it with cs_png_free); on failure `*out_data` is NULL and
-/// `message` (if not NULL) holds a NUL-terminated description, truncated to `message_capacity`.
-/// Deterministic: the same input gives the same bytes (no time chunk is written).
-int cs_png_encode(const cs_png_params *params, const uint8_t *source, size_t source_stride,
-                  uint8_t **out_data, size_t *out_size, char *message, size_t message_capacity);
-
-/// Frees a buffer returned by cs_png_encode or cs_png_writer_finish.
+/// Frees a buffer returned by cs_png_writer_finish, cs_png_writer_finish_compressed or
+/// cs_png_decode_rgba.
 void cs_png_free(uint8_t *data);
 
 /// A PNG being written row by row (for callers that produce the image in bands). Every
@@ -63,17 +57,18 @@ void cs_png_free(uint8_t *data);
 /// must still be released with cs_png_writer_free.
 typedef struct cs_png_writer cs_png_writer;
 
-/// Validates `params` (as cs_png_encode does), copies the lookup tables, writes the header
+/// Validates `params`, copies the lookup tables, writes the header
 /// chunks and returns a writer in `*out_writer` (NULL on failure, with `message` set).
 int cs_png_writer_begin(const cs_png_params *params, cs_png_writer **out_writer,
                         char *message, size_t message_capacity);
 
-/// Writes the next `count` rows, each `width` source bytes (converted through the tables as in
-/// cs_png_encode). More rows than the image height is an error.
+/// Writes the next `count` rows, each `width` source bytes converted through the tables (see
+/// cs_png_params). More rows than the image height is an error.
 int cs_png_writer_rows(cs_png_writer *writer, const uint8_t *const *rows, uint32_t count,
                        char *message, size_t message_capacity);
 
 /// Finishes the file after exactly `height` rows and hands it over (release with cs_png_free).
+/// Deterministic: the same rows give the same bytes (no time or text chunk is written).
 int cs_png_writer_finish(cs_png_writer *writer, uint8_t **out_data, size_t *out_size,
                          char *message, size_t message_capacity);
 
