@@ -68,22 +68,19 @@ struct HuffmanCode {
         var nextLeaf = 0
         var nextInternal = leafCount
         for node in leafCount..<nodeCount {
-            var children = (0, 0)
-            for pick in 0..<2 {
-                let takeLeaf = nextLeaf < leafCount && (nextInternal == node || weight[nextLeaf] <= weight[nextInternal])
-                let child: Int
-                if takeLeaf {
-                    child = nextLeaf
+            // The lighter head of the two queues (internal nodes before `node` exist).
+            func lightest() -> Int {
+                if nextLeaf < leafCount && (nextInternal == node || weight[nextLeaf] <= weight[nextInternal]) {
                     nextLeaf += 1
-                } else {
-                    child = nextInternal
-                    nextInternal += 1
+                    return nextLeaf - 1
                 }
-                if pick == 0 { children.0 = child } else { children.1 = child }
+                nextInternal += 1
+                return nextInternal - 1
             }
-            weight[node] = weight[children.0] + weight[children.1]
-            parent[children.0] = node
-            parent[children.1] = node
+            let first = lightest(), second = lightest()
+            weight[node] = weight[first] + weight[second]
+            parent[first] = node
+            parent[second] = node
         }
         // Parents come after their children, so one backward pass gives every depth.
         var depth = [Int](repeating: 0, count: nodeCount)

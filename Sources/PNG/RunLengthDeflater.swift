@@ -171,7 +171,7 @@ final class RunLengthDeflater {
     private func codeRun(_ state: inout Cursor) {
         if state.run >= 3 {
             let index = state.run &- 3
-            push(UInt16(truncatingIfNeeded: 256 &+ index), symbol: Int(Self.lengthSymbols[index]))
+            push(UInt16(truncatingIfNeeded: 256 &+ index), symbol: Int(Self.lengthCodes[index].symbol))
         } else {
             for _ in 0..<state.run { push(UInt16(state.previous), symbol: Int(state.previous)) }
         }
@@ -292,8 +292,6 @@ final class RunLengthDeflater {
 
     /// For each match length 3...258 (index `length - 3`): its length symbol (257...285) and
     /// extra bits (RFC 1951 §3.2.5).
-    private static let lengthSymbols: [UInt16] = lengthCodes.map { $0.symbol }
-
     private static let lengthCodes: [(symbol: UInt16, extraBits: UInt8, extra: UInt16)] = {
         let bases = [3, 4, 5, 6, 7, 8, 9, 10, 11, 13, 15, 17, 19, 23, 27, 31, 35, 43, 51, 59,
                      67, 83, 99, 115, 131, 163, 195, 227, 258]
