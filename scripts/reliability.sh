@@ -124,28 +124,24 @@ faults() {  # faults NAME SUBCOMMAND ARGS…
 }
 
 pgctl="COUNTERSIGN_PG_PORT=$COUNTERSIGN_PG_PORT COUNTERSIGN_PG_DIR=$COUNTERSIGN_PG_DIR $PG"
-# The outage runs: long form 10 s outages under 8 upload threads, short form 3 s under 4.
+# The outage runs: long form 400 uploads under 8 threads and a 10 s outage, short form 600 under
+# 4 threads and a 3 s outage; pg-restart and pg-crash differ only in how PostgreSQL stops.
 if [ $long = 1 ]; then
-    outage=(--connections 8 --outage 10 --pg-start "$pgctl start")
+    outage=(--deliveries 400 --connections 8 --outage 10 --pg-start "$pgctl start")
 else
     outage=(--deliveries 600 --connections 4 --outage 3 --warmup 1 --stop-after-outage 2 --pg-start "$pgctl start")
 fi
 if want pg-restart; then
+    faults pg-restart pg-restart "${outage[@]}" --pg-stop "$pgctl stop"
     if [ $long = 1 ]; then
-        faults pg-restart pg-restart --deliveries 400 "${outage[@]}" --pg-stop "$pgctl stop"
-        faults pg-restart-idempotent pg-restart --deliveries 200 --idempotency "${outage[@]}" --pg-stop "$pgctl stop"
-    else
-        faults pg-restart pg-restart "${outage[@]}" --pg-stop "$pgctl stop"
+        # The later --deliveries wins (argparse keeps the last value).
+        faults pg-restart-idempotent pg-restart "${outage[@]}" --deliveries 200 --idempotency --pg-stop "$pgctl stop"
     fi
 fi
 if want pg-crash; then
     # Acknowledged proofs must survive a crash of PostgreSQL itself (synchronous_commit stays on):
     # an immediate shutdown writes no checkpoint, so the start that follows replays the WAL.
-    if [ $long = 1 ]; then
-        faults pg-crash pg-restart --label pg-crash --deliveries 400 "${outage[@]}" --pg-stop "$pgctl crash"
-    else
-        faults pg-crash pg-restart --label pg-crash "${outage[@]}" --pg-stop "$pgctl crash"
-    fi
+    faults pg-crash pg-restart --label pg-crash "${outage[@]}" --pg-stop "$pgctl crash"
 fi
 if want kill9; then
     faults kill9 kill9 --deliveries 300 --connections 8 --kills 3 --timeout 240
