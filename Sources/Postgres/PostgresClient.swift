@@ -1,6 +1,7 @@
 import Logging
 import NIOPosix
 import ServiceLifecycle
+import Synchronization
 
 /// A bounded pool of libpq connections with an async API.
 ///
@@ -33,14 +34,18 @@ public final class PostgresClient: Sendable {
     }
 
     /// Leases one connection for the duration of `body`; statements in `body` run in order on it.
+    /// Statements still queued (``PostgresSession/enqueue(_:_:check:)``) when `body` returns are
+    /// sent before the connection goes back; when `body` throws they are dropped.
     public func withConnection<T: Sendable>(_ body: (PostgresSession) async throws -> T) async throws -> T {
         let connection = try await lease()
         let session = PostgresSession(connection: connection, threadPool: threadPool)
         do {
             let value = try await body(session)
+            try await session.flush()
             await giveBack(connection)
             return value
         } catch {
+            session.discardQueued()
             await giveBack(connection)
             throw error
         }
@@ -48,23 +53,27 @@ public final class PostgresClient: Sendable {
 
     /// Runs `body` in a transaction: committed when it returns, rolled back when it throws.
     ///
+    /// `BEGIN` is not a round trip of its own: it is queued and goes to the server together with
+    /// the first statement of `body`, and `COMMIT` goes together with whatever `body` left queued.
+    ///
     /// `isolation` is an SQL isolation level such as `"SERIALIZABLE"` (default: the server's, READ COMMITTED).
     public func withTransaction<T: Sendable>(isolation: String? = nil, _ body: (PostgresSession) async throws -> T) async throws -> T {
         try await withConnection { session in
-            try await session.execute(isolation.map { "BEGIN ISOLATION LEVEL \($0)" } ?? "BEGIN")
-            let value: T
+            session.enqueue(isolation.map { "BEGIN ISOLATION LEVEL \($0)" } ?? "BEGIN")
             do {
-                value = try await body(session)
+                let value = try await body(session)
+                try await session.execute("COMMIT")
+                return value
             } catch {
-                if !session.connection.isBroken {
+                session.discardQueued()
+                // A failed statement pipelined before COMMIT leaves the transaction open and failed.
+                if session.connection.isInTransaction {
                     do { try await session.execute("ROLLBACK") } catch {
                         logger.warning("rollback failed", metadata: ["error": "\(error)"])
                     }
                 }
                 throw error
             }
-            try await session.execute("COMMIT")
-            return value
         }
     }
 
@@ -141,19 +150,34 @@ extension PostgresClient: Service {
 }
 
 /// A leased connection: statements run in order, each on the client's thread pool.
+///
+/// Statements may also be queued with ``enqueue(_:_:check:)``: they are sent with the next
+/// statement (or the commit, or when the lease ends) in one round trip.
 public struct PostgresSession: Sendable {
     let connection: PostgresConnection
     let threadPool: NIOThreadPool
+    private let queued = StatementQueue()
 
-    /// Runs one parameterised statement and returns its rows.
+    init(connection: PostgresConnection, threadPool: NIOThreadPool) {
+        self.connection = connection
+        self.threadPool = threadPool
+    }
+
+    /// Runs one parameterised statement, after any queued ones in the same round trip, and returns
+    /// its rows. An error of a queued statement (or of its `check`) is thrown here.
     @discardableResult
     public func query(_ sql: String, _ parameters: [any PostgresBindable] = []) async throws -> PostgresResult {
-        let connection = self.connection
-        do {
-            return try await threadPool.runIfActive { try connection.query(sql, parameters) }
-        } catch {
-            throw PostgresClient.normalise(error)
+        let statement = PostgresStatement(sql, parameters)
+        let pending = queued.takeAll()
+        if pending.isEmpty {
+            let connection = self.connection
+            do {
+                return try await threadPool.runIfActive { try connection.query(statement.sql, statement.parameters) }
+            } catch {
+                throw PostgresClient.normalise(error)
+            }
         }
+        return try await send(pending, then: statement)!
     }
 
     /// Runs one parameterised statement, ignoring rows.
@@ -161,8 +185,43 @@ public struct PostgresSession: Sendable {
         try await query(sql, parameters)
     }
 
+    /// Queues a statement to be sent with the next statement of this session (or the commit, or
+    /// the end of the lease) in one round trip, saving the wait for its answer. `check` sees its
+    /// result then, and may throw; that error, like the statement's own, is thrown by the call
+    /// that sent it. Use it for statements whose result the caller does not need before its next one.
+    public func enqueue(_ sql: String, _ parameters: [any PostgresBindable] = [],
+                        check: (@Sendable (PostgresResult) throws -> Void)? = nil) {
+        queued.append(QueuedStatement(statement: PostgresStatement(sql, parameters), check: check))
+    }
+
+    /// Sends the queued statements, if any.
+    func flush() async throws {
+        let pending = queued.takeAll()
+        if !pending.isEmpty { _ = try await send(pending, then: nil) }
+    }
+
+    /// Forgets the queued statements (the work they belonged to failed).
+    func discardQueued() {
+        _ = queued.takeAll()
+    }
+
+    /// Sends `pending` and then `last` as one pipeline, runs the checks, and returns `last`'s result.
+    private func send(_ pending: [QueuedStatement], then last: PostgresStatement?) async throws -> PostgresResult? {
+        let statements = pending.map(\.statement) + (last.map { [$0] } ?? [])
+        let connection = self.connection
+        let results: [PostgresResult]
+        do {
+            results = try await threadPool.runIfActive { try connection.pipeline(statements) }
+        } catch {
+            throw PostgresClient.normalise(error)
+        }
+        for (item, result) in zip(pending, results) { try item.check?(result) }
+        return last == nil ? nil : results.last
+    }
+
     /// Runs a trusted multi-statement script (migrations only; never user input).
     public func executeScript(_ sql: String) async throws {
+        try await flush()
         let connection = self.connection
         do {
             try await threadPool.runIfActive { try connection.executeScript(sql) }
@@ -173,4 +232,27 @@ public struct PostgresSession: Sendable {
 
     /// The server process id of this connection.
     public var backendPID: Int32 { connection.backendPID }
+}
+
+/// A statement waiting to be sent, and what to check in its result.
+struct QueuedStatement: Sendable {
+    var statement: PostgresStatement
+    var check: (@Sendable (PostgresResult) throws -> Void)?
+}
+
+/// The statements a session has queued. A session is used by one task at a time; the lock only
+/// makes that safe to state to the compiler.
+final class StatementQueue: Sendable {
+    private let items = Mutex<[QueuedStatement]>([])
+
+    func append(_ item: QueuedStatement) {
+        items.withLock { $0.append(item) }
+    }
+
+    func takeAll() -> [QueuedStatement] {
+        items.withLock { items in
+            defer { items.removeAll() }
+            return items
+        }
+    }
 }

@@ -84,6 +84,13 @@ public final class PostgresConnection: @unchecked Sendable {
     /// True when no transaction is open or failed on this connection.
     var isIdle: Bool { PQtransactionStatus(handle) == PQTRANS_IDLE }
 
+    /// True when the connection is usable and inside a transaction block (open or failed).
+    var isInTransaction: Bool {
+        guard !isBroken else { return false }
+        let status = PQtransactionStatus(handle)
+        return status == PQTRANS_INTRANS || status == PQTRANS_INERROR
+    }
+
     /// Runs one parameterised statement (`$1`, `$2`, ...); results come back in binary.
     ///
     /// A statement with parameters is prepared on this connection the first time it runs with
@@ -93,50 +100,106 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Statements without parameters (transaction control, scripts) always run unprepared.
     @discardableResult
     public func query(_ sql: String, _ parameters: [any PostgresBindable] = []) throws(PostgresError) -> PostgresResult {
-        let bound = parameters.map(\.postgresParameter)
-        let count = bound.count
-        var types = [Oid](repeating: 0, count: count)
-        var lengths = [Int32](repeating: 0, count: count)
-        var formats = [Int32](repeating: 0, count: count)
-        // Parameter bytes live in one contiguous buffer; text values are NUL-terminated for libpq.
-        var storage: [UInt8] = []
-        var offsets = [Int?](repeating: nil, count: count)
-        for (index, parameter) in bound.enumerated() {
-            switch parameter {
-            case .null:
-                break
-            case .text(let text, let oid):
-                offsets[index] = storage.count
-                storage.append(contentsOf: text.utf8)
-                storage.append(0)
-                types[index] = Oid(oid)
-            case .binary(let bytes, let oid):
-                offsets[index] = storage.count
-                storage.append(contentsOf: bytes)
-                lengths[index] = Int32(bytes.count)
-                formats[index] = 1
-                types[index] = Oid(oid)
-            }
-        }
-        if storage.isEmpty { storage.append(0) }  // keep a valid base address for zero-length values
-        let name = count > 0 ? try preparedName(sql, types: types) : nil
-        let result: OpaquePointer? = storage.withUnsafeBufferPointer { buffer in
-            let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
-            let values: [UnsafePointer<CChar>?] = offsets.map { $0.map { base + $0 } }
+        let bound = BoundParameters(parameters)
+        let name = bound.count > 0 ? try preparedName(sql, types: bound.types) : nil
+        let result: OpaquePointer? = bound.withValues { values in
             if let name {
-                return PQexecPrepared(handle, name, Int32(count), values, lengths, formats, 1)
+                return PQexecPrepared(handle, name, Int32(bound.count), values, bound.lengths, bound.formats, 1)
             }
-            return PQexecParams(handle, sql, Int32(count), types, values, lengths, formats, 1)
+            return PQexecParams(handle, sql, Int32(bound.count), bound.types, values, bound.lengths, bound.formats, 1)
         }
         do {
             return try checked(result)
         } catch where name != nil && error.sqlState == "0A000" {
-            // "cached plan must not change result type": a migration changed a table under a prepared
-            // statement. Forget it; the next call prepares it again.
-            prepared[PreparedStatementKey(sql: sql, types: types)] = nil
-            _ = try? checked(PQexec(handle, "DEALLOCATE \(name!)"))
+            forgetPrepared(sql, types: bound.types, name: name!)
             throw error
         }
+    }
+
+    /// Runs `statements` in order in one round trip (libpq's pipeline mode) and returns one result
+    /// per statement.
+    ///
+    /// The statements are sent together, followed by one Sync, so the server answers them together:
+    /// one network exchange and one wake-up on each side instead of one per statement. Outside an
+    /// explicit transaction they form one implicit transaction. When a statement fails, the server
+    /// skips the rest up to the Sync; the first error is thrown (inside `BEGIN`, the transaction is
+    /// then failed and must be rolled back). Statements with parameters are prepared as in
+    /// ``query(_:_:)``, before the pipeline is sent, so they cannot name a table that an earlier
+    /// statement of the same pipeline creates. The connection stays in blocking mode, which is
+    /// safe because the server's answers here are small: it never has to wait for us to read while
+    /// we are still writing.
+    public func pipeline(_ statements: [PostgresStatement]) throws(PostgresError) -> [PostgresResult] {
+        if statements.count == 1 { return [try query(statements[0].sql, statements[0].parameters)] }
+        let bound = statements.map { BoundParameters($0.parameters) }
+        var names: [String?] = []
+        for (statement, parameters) in zip(statements, bound) {
+            names.append(parameters.count > 0 ? try preparedName(statement.sql, types: parameters.types) : nil)
+        }
+        guard PQenterPipelineMode(handle) == 1 else { throw lostOrFailed() }
+        for index in statements.indices {
+            let parameters = bound[index]
+            let sent = parameters.withValues { values in
+                if let name = names[index] {
+                    return PQsendQueryPrepared(handle, name, Int32(parameters.count), values, parameters.lengths, parameters.formats, 1)
+                }
+                return PQsendQueryParams(handle, statements[index].sql, Int32(parameters.count), parameters.types, values,
+                                         parameters.lengths, parameters.formats, 1)
+            }
+            // A failed send leaves the pipeline half written: this connection cannot be trusted again.
+            guard sent == 1 else { throw abandonPipeline(after: nil) }
+        }
+        guard PQpipelineSync(handle) == 1 else { throw abandonPipeline(after: nil) }
+
+        var results: [PostgresResult] = []
+        var firstError: PostgresError?
+        for index in statements.indices {
+            // Each statement's answer is one result followed by a null.
+            guard let result = PQgetResult(handle) else { throw abandonPipeline(after: firstError) }
+            switch PQresultStatus(result) {
+            case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
+                results.append(PostgresResult(owning: result))
+            case PGRES_PIPELINE_ABORTED:  // skipped after an earlier failure
+                PQclear(result)
+            default:
+                let error = PostgresError.from(result: result, connection: handle)
+                PQclear(result)
+                if let name = names[index], error.sqlState == "0A000" {
+                    forgetPrepared(statements[index].sql, types: bound[index].types, name: name)
+                }
+                if firstError == nil { firstError = error }
+            }
+            while let extra = PQgetResult(handle) { PQclear(extra) }
+        }
+        guard let sync = PQgetResult(handle) else { throw abandonPipeline(after: firstError) }
+        let synced = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
+        PQclear(sync)
+        guard synced, PQexitPipelineMode(handle) == 1 else { throw abandonPipeline(after: firstError) }
+        if let firstError {
+            markBrokenIfNeeded()
+            throw firstError
+        }
+        return results
+    }
+
+    /// Marks the connection broken (it may be left mid-pipeline) and returns the error to throw:
+    /// the statement error already seen, else libpq's own.
+    private func abandonPipeline(after firstError: PostgresError?) -> PostgresError {
+        isBroken = true
+        return firstError ?? PostgresError.from(result: nil, connection: handle)
+    }
+
+    /// libpq's current error, marking the connection broken when it is.
+    private func lostOrFailed() -> PostgresError {
+        let error = PostgresError.from(result: nil, connection: handle)
+        markBrokenIfNeeded()
+        return error
+    }
+
+    /// Drops a prepared statement whose result type changed under it ("cached plan must not change
+    /// result type" after a migration); the next call prepares it again.
+    private func forgetPrepared(_ sql: String, types: [Oid], name: String) {
+        prepared[PreparedStatementKey(sql: sql, types: types)] = nil
+        _ = try? checked(PQexec(handle, "DEALLOCATE \(name)"))
     }
 
     /// The name of `sql` prepared with `types` on this connection, preparing it first if needed;
@@ -177,6 +240,52 @@ public final class PostgresConnection: @unchecked Sendable {
 
     private func markBrokenIfNeeded() {
         if PQstatus(handle) != CONNECTION_OK { isBroken = true }
+    }
+}
+
+/// Parameters in the form libpq takes them: types, lengths and formats, and the values in one
+/// contiguous buffer (text values NUL-terminated).
+struct BoundParameters {
+    var types: [Oid]
+    var lengths: [Int32]
+    var formats: [Int32]
+    private var storage: [UInt8] = []
+    private var offsets: [Int?]
+
+    init(_ parameters: [any PostgresBindable]) {
+        let count = parameters.count
+        types = [Oid](repeating: 0, count: count)
+        lengths = [Int32](repeating: 0, count: count)
+        formats = [Int32](repeating: 0, count: count)
+        offsets = [Int?](repeating: nil, count: count)
+        for (index, parameter) in parameters.enumerated() {
+            switch parameter.postgresParameter {
+            case .null:
+                break
+            case .text(let text, let oid):
+                offsets[index] = storage.count
+                storage.append(contentsOf: text.utf8)
+                storage.append(0)
+                types[index] = Oid(oid)
+            case .binary(let bytes, let oid):
+                offsets[index] = storage.count
+                storage.append(contentsOf: bytes)
+                lengths[index] = Int32(bytes.count)
+                formats[index] = 1
+                types[index] = Oid(oid)
+            }
+        }
+        if storage.isEmpty { storage.append(0) }  // keep a valid base address for zero-length values
+    }
+
+    var count: Int { types.count }
+
+    /// Calls `body` with one value pointer per parameter (nil for NULL), valid only during the call.
+    func withValues<R>(_ body: ([UnsafePointer<CChar>?]) -> R) -> R {
+        storage.withUnsafeBufferPointer { buffer in
+            let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
+            return body(offsets.map { $0.map { base + $0 } })
+        }
     }
 }
 

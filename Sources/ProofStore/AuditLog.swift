@@ -86,16 +86,25 @@ public struct AuditLog: Sendable {
     }
 
     /// Appends `entries`, each on its subject's chain and chained in order within it, in the
-    /// transaction `session` is in: one round trip locks every chain concerned (ascending) and
-    /// draws the numbers, one statement inserts the events and moves the heads.
+    /// transaction `session` is in: one statement locks every chain concerned (ascending) and draws
+    /// the numbers, a second inserts the events and moves the heads. The first goes to the server
+    /// with whatever the transaction queued before it; the second is queued, so it goes with the
+    /// next statement or the commit, which is also where its error would be thrown.
     static func append(_ entries: [AuditEntry], in session: PostgresSession) async throws -> [AuditEvent] {
         let chains = entries.map { chain(for: $0.subject) }
         var counts: [Int16: Int] = [:]
         for chain in chains { counts[chain, default: 0] += 1 }
         let wanted = counts.keys.sorted()
+        // Each chain's numbers are drawn only once its row is locked (the CTE yields a row after
+        // locking it), so within a chain numbers rise in commit order; rows lock in ascending order.
         let locked = try await session.query("""
-            SELECT locked_chain, locked_head_seq, locked_head_hash, array_to_string(seqs, ',')
-            FROM countersign_audit_lock_chains($1::smallint[], $2::int[])
+            WITH locked AS (
+                SELECT a.chain, a.head_seq, a.head_hash FROM audit_chains a
+                WHERE a.chain = ANY($1::smallint[]) ORDER BY a.chain FOR UPDATE
+            )
+            SELECT l.chain, l.head_seq, l.head_hash,
+                array_to_string(ARRAY(SELECT nextval('audit_events_seq') FROM generate_series(1, u.n)), ',')
+            FROM locked l JOIN unnest($1::smallint[], $2::int[]) AS u(c, n) ON u.c = l.chain
             """, ["{" + wanted.map(String.init).joined(separator: ",") + "}",
                   "{" + wanted.map { String(counts[$0]!) }.joined(separator: ",") + "}"])
         var heads: [Int16: AuditChainHead] = [:]
@@ -139,7 +148,7 @@ public struct AuditLog: Sendable {
             moved.append("($\(base + 1)::smallint, $\(base + 2)::bigint, $\(base + 3)::bytea)")
             parameters += [head.chain, head.seq, PostgresBytes(head.hash)]
         }
-        try await session.execute("""
+        session.enqueue("""
             WITH moved AS (
                 UPDATE audit_chains c SET head_seq = v.seq, head_hash = v.hash
                 FROM (VALUES \(moved.joined(separator: ", "))) AS v(chain, seq, hash) WHERE c.chain = v.chain

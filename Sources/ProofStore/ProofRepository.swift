@@ -50,8 +50,7 @@ public struct ProofRepository: Sendable {
     }
 
     /// Stores `proof` for the delivery `reference`, marks the delivery delivered and, when given,
-    /// completes the idempotency record with its response — one statement, so one transaction and
-    /// one round trip. The delivery row is the arbiter (`proofs` is partitioned by month, so no
+    /// completes the idempotency record with its response — one statement. The delivery row is the arbiter (`proofs` is partitioned by month, so no
     /// unique index can span it): the statement marks the delivery delivered only while it is
     /// `pending`, concurrent uploads for one delivery queue on that row lock, exactly one updates it,
     /// and the others update nothing and get ``ProofStoreError/proofAlreadyRecorded(_:)`` — their
@@ -61,64 +60,68 @@ public struct ProofRepository: Sendable {
     /// reference finds the one partition holding the proof.
     ///
     /// The same transaction appends a `proof_recorded` audit event (subject `delivery:<reference>`,
-    /// details `proof_id`, `points_sha256`, `png_sha256`) on behalf of `origin`.
+    /// details `proof_id`, `points_sha256`, `png_sha256`) on behalf of `origin`. The transaction
+    /// costs two round trips: `BEGIN`, this statement and the audit chain's lock in one, the audit
+    /// insert and `COMMIT` in the other.
     public func record(_ proof: NewProof, reference: String,
                        idempotency: (apiKeyID: UUID, key: String, response: IdempotentResponse)? = nil,
                        origin: AuditOrigin = .system) async throws {
-        try await database.withTransaction { session in
-            try await record(proof, reference: reference, idempotency: idempotency, in: session)
-            try await AuditLog.append(.proofRecorded, subject: "delivery:\(reference)",
-                                      details: ["proof_id": proof.id.uuidString.lowercased(), "points_sha256": proof.bodySHA256.hexString,
-                                                "png_sha256": proof.pngSHA256.hexString],
-                                      origin: origin, in: session)
+        do {
+            try await database.withTransaction { session in
+                record(proof, reference: reference, idempotency: idempotency, in: session)
+                try await AuditLog.append(.proofRecorded, subject: "delivery:\(reference)",
+                                          details: ["proof_id": proof.id.uuidString.lowercased(),
+                                                    "points_sha256": proof.bodySHA256.hexString, "png_sha256": proof.pngSHA256.hexString],
+                                          origin: origin, in: session)
+            }
+        } catch let error as PostgresError where error.kind == .uniqueViolation && error.constraint?.hasPrefix("proofs") == true {
+            throw ProofStoreError.proofAlreadyRecorded(proof.id)
         }
     }
 
+    /// Queues the statement that stores the proof (it goes to the server with the audit append's
+    /// first statement, in one round trip) and checks its counts when the answer arrives.
     private func record(_ proof: NewProof, reference: String, idempotency: (apiKeyID: UUID, key: String, response: IdempotentResponse)?,
-                        in session: PostgresSession) async throws {
-        let result: PostgresResult
-        do {
-            result = try await session.query("""
-                WITH delivery AS (
-                    SELECT id FROM deliveries WHERE reference = $33
-                ), proof AS (
-                    INSERT INTO proofs (id, delivery_id, signer_name, captured_at, captured_at_offset_min, captured_at_text,
-                        received_at, location_lat, location_lon, location_accuracy_m, distance_to_destination_m, geofence_radius_m,
-                        flags, device_id, device_model, device_os, device_app, body, body_content_type, body_content_encoding,
-                        body_sha256, ink_format, ink, point_count, stroke_count, png, png_sha256, png_width, png_height,
-                        render_options, algorithm_version, uploaded_by, idempotency_key)
-                    SELECT $1, delivery.id, $2, $3, $4, $5, $6, $7::float8, $8::float8, $9::float8, $10::float8, $11,
-                        string_to_array($12, ','), $13::text, $14::text, $15::text, $16::text,
-                        $17, $18, $19::text, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32::text
-                    FROM delivery
-                    RETURNING delivery_id
-                ), delivered AS (
-                    UPDATE deliveries SET status = 'delivered', delivered_at = $6, updated_at = $6
-                    FROM proof WHERE deliveries.id = proof.delivery_id AND deliveries.status = 'pending'
-                    RETURNING deliveries.id
-                ), completed AS (
-                    UPDATE idempotency_records SET state = 'completed', completed_at = now(), response_status = $36::int,
-                        response_type = $37::text, response_location = $38::text, response_body = $39::bytea
-                    FROM delivered WHERE api_key_id = $34::uuid AND idempotency_key = $35::text
-                    RETURNING 1
-                )
-                SELECT (SELECT count(*) FROM delivery), (SELECT count(*) FROM delivered)
-                """, [proof.id, proof.signerName, proof.capturedAt, proof.capturedAtOffsetMinutes, proof.capturedAtText,
-                      proof.receivedAt, proof.location?.point.lat, proof.location?.point.lon, proof.location?.accuracyMeters,
-                      proof.distanceToDestinationMeters, proof.geofenceRadiusMeters, proof.flags.joined(separator: ","),
-                      proof.device.id, proof.device.model, proof.device.os, proof.device.app,
-                      PostgresBytes(proof.body), proof.bodyContentType, proof.bodyContentEncoding, PostgresBytes(proof.bodySHA256),
-                      proof.inkFormat, PostgresBytes(proof.ink), proof.pointCount, proof.strokeCount,
-                      PostgresBytes(proof.png), PostgresBytes(proof.pngSHA256), proof.pngWidth, proof.pngHeight,
-                      PostgresJSONB(proof.renderOptionsJSON), proof.algorithmVersion, proof.uploadedBy, proof.idempotencyKey,
-                      reference, idempotency?.apiKeyID, idempotency?.key, idempotency?.response.status,
-                      idempotency?.response.contentType, idempotency?.response.location,
-                      idempotency.map { PostgresBytes($0.response.body) }])
-        } catch let error as PostgresError where error.kind == .uniqueViolation {
-            throw ProofStoreError.proofAlreadyRecorded(proof.id)
+                        in session: PostgresSession) {
+        session.enqueue("""
+            WITH delivery AS (
+                SELECT id FROM deliveries WHERE reference = $33
+            ), proof AS (
+                INSERT INTO proofs (id, delivery_id, signer_name, captured_at, captured_at_offset_min, captured_at_text,
+                    received_at, location_lat, location_lon, location_accuracy_m, distance_to_destination_m, geofence_radius_m,
+                    flags, device_id, device_model, device_os, device_app, body, body_content_type, body_content_encoding,
+                    body_sha256, ink_format, ink, point_count, stroke_count, png, png_sha256, png_width, png_height,
+                    render_options, algorithm_version, uploaded_by, idempotency_key)
+                SELECT $1, delivery.id, $2, $3, $4, $5, $6, $7::float8, $8::float8, $9::float8, $10::float8, $11,
+                    string_to_array($12, ','), $13::text, $14::text, $15::text, $16::text,
+                    $17, $18, $19::text, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32::text
+                FROM delivery
+                RETURNING delivery_id
+            ), delivered AS (
+                UPDATE deliveries SET status = 'delivered', delivered_at = $6, updated_at = $6
+                FROM proof WHERE deliveries.id = proof.delivery_id AND deliveries.status = 'pending'
+                RETURNING deliveries.id
+            ), completed AS (
+                UPDATE idempotency_records SET state = 'completed', completed_at = now(), response_status = $36::int,
+                    response_type = $37::text, response_location = $38::text, response_body = $39::bytea
+                FROM delivered WHERE api_key_id = $34::uuid AND idempotency_key = $35::text
+                RETURNING 1
+            )
+            SELECT (SELECT count(*) FROM delivery), (SELECT count(*) FROM delivered)
+            """, [proof.id, proof.signerName, proof.capturedAt, proof.capturedAtOffsetMinutes, proof.capturedAtText,
+                  proof.receivedAt, proof.location?.point.lat, proof.location?.point.lon, proof.location?.accuracyMeters,
+                  proof.distanceToDestinationMeters, proof.geofenceRadiusMeters, proof.flags.joined(separator: ","),
+                  proof.device.id, proof.device.model, proof.device.os, proof.device.app,
+                  PostgresBytes(proof.body), proof.bodyContentType, proof.bodyContentEncoding, PostgresBytes(proof.bodySHA256),
+                  proof.inkFormat, PostgresBytes(proof.ink), proof.pointCount, proof.strokeCount,
+                  PostgresBytes(proof.png), PostgresBytes(proof.pngSHA256), proof.pngWidth, proof.pngHeight,
+                  PostgresJSONB(proof.renderOptionsJSON), proof.algorithmVersion, proof.uploadedBy, proof.idempotencyKey,
+                  reference, idempotency?.apiKeyID, idempotency?.key, idempotency?.response.status,
+                  idempotency?.response.contentType, idempotency?.response.location,
+                  idempotency.map { PostgresBytes($0.response.body) }]) { [id = proof.id] result in
+            guard try result.decode(Int.self, row: 0, column: 0) == 1 else { throw ProofStoreError.deliveryNotFound }
+            guard try result.decode(Int.self, row: 0, column: 1) == 1 else { throw ProofStoreError.proofAlreadyRecorded(id) }
         }
-        guard try result.decode(Int.self, row: 0, column: 0) == 1 else { throw ProofStoreError.deliveryNotFound }
-        guard try result.decode(Int.self, row: 0, column: 1) == 1 else { throw ProofStoreError.proofAlreadyRecorded(proof.id) }
     }
 
     /// The metadata of the proof of delivery `reference`; `nil` when there is none.
