@@ -9,6 +9,8 @@ Keep-alive HTTP/1.1 over raw asyncio sockets, N connections per process, P proce
 The fault and soak runs of `make reliability` use Tests/reliability/reliability.py (threads,
 retries and a record of every acknowledged proof) rather than this throughput generator.
   png:    GET  /v1/deliveries/{reference}/proof/signature.png for one stored proof.
+  bodies: write the upload bodies to --out, one per line, for wrk and Benchmarks/upload.lua
+          (lighter on the shared CPU than this generator; api_bench.sh uses it).
 
 Prints requests/s, latency percentiles and any non-2xx statuses.
 """
@@ -129,7 +131,8 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--url", default="http://127.0.0.1:8080")
     p.add_argument("--token", required=True)
-    p.add_argument("--mode", choices=["upload", "png"], default="upload")
+    p.add_argument("--mode", choices=["upload", "png", "bodies"], default="upload")
+    p.add_argument("--out", help="bodies: the file to write")
     p.add_argument("--duration", type=float, default=60)
     p.add_argument("--connections", type=int, default=8, help="per process")
     p.add_argument("--processes", type=int, default=1)
@@ -139,6 +142,13 @@ def main():
     p.add_argument("--idempotency", action="store_true", help="upload: send Idempotency-Key: {prefix}{i}")
     p.add_argument("--corpus", default=os.path.join(os.path.dirname(__file__), "..", "..", "shared", "corpus"))
     args = p.parse_args()
+    if args.mode == "bodies":
+        payloads = bodies(args.corpus)
+        with open(args.out, "wb") as out:
+            for payload in payloads:
+                out.write(payload + b"\n")
+        print(f"bodies={len(payloads)} file={args.out}")
+        return
     queue = multiprocessing.Queue()
     procs = [multiprocessing.Process(target=run_process, args=(args, i, queue)) for i in range(args.processes)]
     for pr in procs:
