@@ -18,6 +18,8 @@ struct ProofRoutes: Sendable {
     let bodyLimit: Int
     let parser: InkParser
     let renderOptions: RenderOptions
+    /// `renderOptions` as stored with every proof (made once: it does not change while serving).
+    let renderOptionsJSON: String
     let pngCache: StoredPNGCache
 
     init(database: PostgresClient, policy: APIPolicy, bodyLimit: Int) {
@@ -29,6 +31,7 @@ struct ProofRoutes: Sendable {
         self.bodyLimit = bodyLimit
         self.parser = InkParser()
         self.renderOptions = RenderOptions()
+        self.renderOptionsJSON = StoredRenderOptions.json(renderOptions)
         self.pngCache = StoredPNGCache(byteLimit: policy.pngCacheBytes)
     }
 
@@ -195,7 +198,7 @@ struct ProofRoutes: Sendable {
             flags: flags, device: upload.device, body: received, bodyContentType: contentType, bodyContentEncoding: encoding,
             bodySHA256: bodySHA256, inkFormat: upload.inkFormat, ink: canonical, pointCount: stored.pointCount,
             strokeCount: stored.strokes.count, png: image.png, pngSHA256: pngSHA256, pngWidth: image.width, pngHeight: image.height,
-            renderOptionsJSON: StoredRenderOptions.json(renderOptions), algorithmVersion: SignatureReconstructor.algorithmVersion,
+            renderOptionsJSON: renderOptionsJSON, algorithmVersion: SignatureReconstructor.algorithmVersion,
             uploadedBy: actor.keyID, idempotencyKey: idempotencyKey)
         do {
             try await proofs.record(proof, reference: reference, idempotency: idempotencyKey.map {
