@@ -167,17 +167,7 @@ public struct PostgresSession: Sendable {
     /// its rows. An error of a queued statement (or of its `check`) is thrown here.
     @discardableResult
     public func query(_ sql: String, _ parameters: [any PostgresBindable] = []) async throws -> PostgresResult {
-        let statement = PostgresStatement(sql, parameters)
-        let pending = queued.takeAll()
-        if pending.isEmpty {
-            let connection = self.connection
-            do {
-                return try await threadPool.runIfActive { try connection.query(statement.sql, statement.parameters) }
-            } catch {
-                throw PostgresClient.normalise(error)
-            }
-        }
-        return try await send(pending, then: statement)!
+        try await send(queued.takeAll(), then: PostgresStatement(sql, parameters)).last!
     }
 
     /// Runs one parameterised statement, ignoring rows.
@@ -197,7 +187,7 @@ public struct PostgresSession: Sendable {
     /// Sends the queued statements, if any.
     func flush() async throws {
         let pending = queued.takeAll()
-        if !pending.isEmpty { _ = try await send(pending, then: nil) }
+        if !pending.isEmpty { _ = try await send(pending) }
     }
 
     /// Forgets the queued statements (the work they belonged to failed).
@@ -205,8 +195,9 @@ public struct PostgresSession: Sendable {
         _ = queued.takeAll()
     }
 
-    /// Sends `pending` and then `last` as one pipeline, runs the checks, and returns `last`'s result.
-    private func send(_ pending: [QueuedStatement], then last: PostgresStatement?) async throws -> PostgresResult? {
+    /// Sends `pending`, then `last`, in one round trip (a single statement goes on its own, a
+    /// pipeline otherwise), runs the checks, and returns every statement's result.
+    private func send(_ pending: [QueuedStatement], then last: PostgresStatement? = nil) async throws -> [PostgresResult] {
         let statements = pending.map(\.statement) + (last.map { [$0] } ?? [])
         let connection = self.connection
         let results: [PostgresResult]
@@ -216,7 +207,7 @@ public struct PostgresSession: Sendable {
             throw PostgresClient.normalise(error)
         }
         for (item, result) in zip(pending, results) { try item.check?(result) }
-        return last == nil ? nil : results.last
+        return results
     }
 
     /// Runs a trusted multi-statement script (migrations only; never user input).
