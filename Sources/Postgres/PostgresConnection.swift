@@ -215,6 +215,38 @@ public final class PostgresConnection: @unchecked Sendable {
         return name
     }
 
+    /// Waits up to `timeout` for `NOTIFY`s on the channels this connection listens to (`LISTEN`
+    /// them first) and returns those that arrived, oldest first; empty when none came in time.
+    /// A closed or failed connection throws (and is marked broken).
+    public func notifications(waitingAtMost timeout: Duration) throws(PostgresError) -> [PostgresNotification] {
+        var received = takeNotifications()
+        if !received.isEmpty { return received }
+        let socket = PQsocket(handle)
+        guard socket >= 0 else { throw lostOrFailed() }
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        let milliseconds = Int32(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        let ready = poll(&descriptor, 1, milliseconds)
+        if ready < 0 && errno != EINTR { throw PostgresError(.connectionLost, message: "poll failed: errno \(errno)") }
+        if ready > 0 {
+            guard PQconsumeInput(handle) == 1, PQstatus(handle) == CONNECTION_OK else {
+                isBroken = true
+                throw PostgresError.from(result: nil, connection: handle)
+            }
+            received = takeNotifications()
+        }
+        return received
+    }
+
+    private func takeNotifications() -> [PostgresNotification] {
+        var received: [PostgresNotification] = []
+        while let notice = PQnotifies(handle) {
+            received.append(PostgresNotification(channel: String(cString: notice.pointee.relname),
+                                                 payload: notice.pointee.extra.map { String(cString: $0) } ?? ""))
+            PQfreemem(notice)
+        }
+        return received
+    }
+
     /// Runs a trusted SQL script that may hold several statements (simple query protocol, no
     /// parameters). Only for SQL shipped with the service, such as migrations — never user input.
     public func executeScript(_ sql: String) throws(PostgresError) {

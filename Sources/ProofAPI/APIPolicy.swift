@@ -11,8 +11,10 @@ public struct APIPolicy: Sendable, Equatable {
     public var maxPageSize: Int
     /// Page size when `limit` is absent.
     public var defaultPageSize: Int
-    /// How long a successful API-key look-up is reused (`AUTH_CACHE_SECONDS`, default 0: every
-    /// request asks the database, so a revoked key is refused at once).
+    /// How long a successful API-key look-up may be reused (`AUTH_CACHE_SECONDS`, default 60; 0:
+    /// every request asks the database). Entries are served only while the server listens to
+    /// `api_keys` changes, and a revocation empties the cache of every server when it commits
+    /// (``AuthenticationCache``).
     public var authenticationCacheTTL: Duration
     /// Sustained requests per second per API key (`RATE_LIMIT_PER_SECOND`, default 50; 0 turns limiting off).
     public var rateLimitPerSecond: Double
@@ -26,7 +28,7 @@ public struct APIPolicy: Sendable, Equatable {
 
     /// Creates a policy with the documented defaults.
     public init(geofenceRadiusMeters: Double = 200, clockAheadTolerance: TimeInterval = 300,
-                maxPageSize: Int = 500, defaultPageSize: Int = 50, authenticationCacheTTL: Duration = .zero,
+                maxPageSize: Int = 500, defaultPageSize: Int = 50, authenticationCacheTTL: Duration = .seconds(60),
                 rateLimitPerSecond: Double = 50, rateLimitBurst: Double = 100, pngCacheBytes: Int = 32 << 20,
                 maxConcurrentExports: Int = 2) {
         self.geofenceRadiusMeters = geofenceRadiusMeters

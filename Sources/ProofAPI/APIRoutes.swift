@@ -13,6 +13,9 @@ public struct APIRoutes: Sendable {
     let policy: APIPolicy
     let checkpointKeys: CheckpointKeyProvider
     let readDatabase: PostgresClient?
+    /// The API-key cache, made live by the application's change listener
+    /// (``CountersignApplication/make(configuration:database:logger:metrics:checkpointKeys:readDatabase:)``).
+    var authenticationCache: AuthenticationCache?
 
     /// Creates the routes over the database; `policy` defaults to the configuration's (read from the environment),
     /// `checkpointKeys` to the key file the configuration names (or the one generated in its data directory);
@@ -30,8 +33,9 @@ public struct APIRoutes: Sendable {
 
     /// Adds the routes to `router`.
     public func register(on router: Router<AppRequestContext>) {
-        let v1 = router.group("v1").add(middleware: BearerAuthMiddleware(keys: APIKeyRepository(database: database),
-                                                                          cacheTimeToLive: policy.authenticationCacheTTL))
+        // Without a cache from the application (and its listener), look-ups are never cached.
+        let cache = authenticationCache ?? AuthenticationCache(timeToLive: .zero)
+        let v1 = router.group("v1").add(middleware: BearerAuthMiddleware(keys: APIKeyRepository(database: database), cache: cache))
         if policy.rateLimitPerSecond > 0 {
             v1.add(middleware: RateLimitMiddleware(limiter: RateLimiter(ratePerSecond: policy.rateLimitPerSecond,
                                                                         burst: policy.rateLimitBurst)))

@@ -6,18 +6,18 @@ import ProofStore
 /// Authenticates `Authorization: Bearer <token>` against the API keys; a missing, unknown or
 /// revoked key is 401 (with `WWW-Authenticate: Bearer`). Roles are checked by each route.
 ///
-/// Successful look-ups are cached for `cacheTimeToLive` (0 disables the cache), so a revoked key
-/// is refused at the latest that long after `keys revoke`.
+/// Successful look-ups are served from `cache` while it is live (``AuthenticationCache``: a
+/// revocation empties it on every server as soon as PostgreSQL's notification arrives).
 public struct BearerAuthMiddleware: RouterMiddleware {
     public typealias Context = AppRequestContext
 
     let keys: APIKeyRepository
     let cache: AuthenticationCache
 
-    /// Creates the middleware over the key store.
-    public init(keys: APIKeyRepository, cacheTimeToLive: Duration = .zero) {
+    /// Creates the middleware over the key store and a cache of its look-ups.
+    init(keys: APIKeyRepository, cache: AuthenticationCache) {
         self.keys = keys
-        self.cache = AuthenticationCache(timeToLive: cacheTimeToLive)
+        self.cache = cache
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
@@ -34,10 +34,11 @@ public struct BearerAuthMiddleware: RouterMiddleware {
         if let cached = cache.actor(forTokenHash: tokenHash) {
             actor = cached
         } else {
+            let generation = cache.generation
             guard let found = try await keys.authenticate(token: token) else {
                 throw Self.unauthorized("The API key is unknown or revoked.")
             }
-            cache.remember(found, forTokenHash: tokenHash)
+            cache.remember(found, forTokenHash: tokenHash, generation: generation)
             actor = found
         }
         var context = context

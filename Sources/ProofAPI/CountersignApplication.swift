@@ -3,6 +3,8 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import Postgres
+import ProofStore
+import ServiceLifecycle
 
 /// Assembles the Countersign HTTP application: middleware, routes and the database pool.
 public enum CountersignApplication {
@@ -13,6 +15,13 @@ public enum CountersignApplication {
     public static func router(configuration: ServiceConfiguration, database: PostgresClient, logger: Logger,
                               metrics: CountersignMetrics? = CountersignMetrics(),
                               checkpointKeys: CheckpointKeyProvider? = nil, readDatabase: PostgresClient? = nil) -> Router<AppRequestContext> {
+        router(configuration: configuration, database: database, logger: logger, metrics: metrics, checkpointKeys: checkpointKeys,
+               readDatabase: readDatabase, authenticationCache: nil)
+    }
+
+    static func router(configuration: ServiceConfiguration, database: PostgresClient, logger: Logger, metrics: CountersignMetrics?,
+                       checkpointKeys: CheckpointKeyProvider?, readDatabase: PostgresClient?,
+                       authenticationCache: AuthenticationCache?) -> Router<AppRequestContext> {
         let router = Router(context: AppRequestContext.self)
         // First, so it also counts what later middleware answers (404s, problems, console files).
         if let metrics { router.add(middleware: RequestMetricsMiddleware(metrics: metrics)) }
@@ -25,8 +34,10 @@ public enum CountersignApplication {
                                               searchForIndexHtml: true, logger: logger))
         HealthRoutes(database: database).register(on: router)
         if let metrics { MetricsRoutes(metrics: metrics, database: database).register(on: router) }
-        APIRoutes(configuration: configuration, database: database, logger: logger, checkpointKeys: checkpointKeys,
-                  readDatabase: readDatabase).register(on: router)
+        var api = APIRoutes(configuration: configuration, database: database, logger: logger, checkpointKeys: checkpointKeys,
+                            readDatabase: readDatabase)
+        api.authenticationCache = authenticationCache
+        api.register(on: router)
         return router
     }
 
@@ -38,16 +49,38 @@ public enum CountersignApplication {
     }
 
     /// The application; the database clients run as its services and close on shutdown.
+    ///
+    /// With `AUTH_CACHE_SECONDS` above 0, a ``Postgres/PostgresListener`` on
+    /// ``ProofStore/APIKeyRepository/changeChannel`` (the primary database) runs as a service too:
+    /// the API-key cache serves entries only while it listens, and empties on every notification.
     public static func make(configuration: ServiceConfiguration, database: PostgresClient, logger: Logger,
                             metrics: CountersignMetrics? = CountersignMetrics(),
                             checkpointKeys: CheckpointKeyProvider? = nil, readDatabase: PostgresClient? = nil) -> some ApplicationProtocol {
-        Application(
+        var services: [any Service] = [database] + (readDatabase.map { [$0] } ?? [])
+        let cache = AuthenticationCache(timeToLive: configuration.policy.authenticationCacheTTL)
+        if cache.timeToLive > .zero {
+            services.append(keyChangeListener(url: database.configuration.url, cache: cache, logger: logger))
+        }
+        return Application(
             router: router(configuration: configuration, database: database, logger: logger, metrics: metrics,
-                           checkpointKeys: checkpointKeys, readDatabase: readDatabase),
+                           checkpointKeys: checkpointKeys, readDatabase: readDatabase, authenticationCache: cache),
             server: server(configuration: configuration),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "countersign"),
-            services: [database] + (readDatabase.map { [$0] } ?? []),
+            services: services,
             logger: logger
         )
+    }
+
+    /// The listener that keeps `cache` live: invalidated on every change of `api_keys`, and not
+    /// served while notifications could be missed.
+    static func keyChangeListener(url: String, cache: AuthenticationCache, logger: Logger) -> PostgresListener {
+        PostgresListener(url: url, channel: APIKeyRepository.changeChannel, logger: logger) { event in
+            switch event {
+            case .listening, .notified:
+                cache.invalidate(live: true)
+            case .lost:
+                cache.invalidate(live: false)
+            }
+        }
     }
 }

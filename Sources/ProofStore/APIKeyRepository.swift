@@ -17,6 +17,10 @@ public struct APIKeyRepository: Sendable {
     /// Prefix of every token (helps secret scanners recognise a leaked one).
     public static let tokenPrefix = "cs_"
 
+    /// The `NOTIFY` channel on which every change of `api_keys` is announced (migration 0010's
+    /// trigger), so servers caching look-ups forget them at once.
+    public static let changeChannel = "countersign_api_keys"
+
     /// Makes a new key; returns it with its token, which is never available again.
     /// The key is committed with a `key_created` audit event (subject `key:<uuid>`) on behalf of `origin`.
     public func create(name: String, role: Role, origin: AuditOrigin = .cli) async throws -> (key: APIKey, token: String) {
