@@ -19,7 +19,6 @@ enum StoredRenderOptions {
             """
     }
 
-
     /// The members as stored; each is `nil` when missing or of the wrong type.
     private struct Members: Decodable {
         var scale, margin, tolerance, width, height: Double?

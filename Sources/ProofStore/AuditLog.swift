@@ -46,8 +46,8 @@ public struct AuditPage: Sendable, Equatable {
 /// (``chain(for:)``), so every event of one delivery or key is on one chain. Appends run inside the
 /// caller's transaction so an event commits or rolls back with the change it records. An append
 /// locks its chain's row in `audit_chains` (`FOR UPDATE`; several chains in ascending order, so
-/// appends never deadlock), draws its global `seq` from `audit_events_seq` under that lock, links `prev_hash` to
-/// the chain's head, inserts the event and moves the head. The lock is held until commit, so
+/// appends never deadlock), draws its global `seq` from `audit_events_seq` under that lock, links
+/// `prev_hash` to the chain's head, inserts the event and moves the head. The lock is held until commit, so
 /// appends to one chain are serialised and never fork it, while appends to different chains
 /// commit concurrently. Appending requires READ COMMITTED (the default) so the locked head row is
 /// the newest committed one.

@@ -50,11 +50,12 @@ public struct ProofRepository: Sendable {
     }
 
     /// Stores `proof` for the delivery `reference`, marks the delivery delivered and, when given,
-    /// completes the idempotency record with its response — one statement. The delivery row is the arbiter (`proofs` is partitioned by month, so no
-    /// unique index can span it): the statement marks the delivery delivered only while it is
-    /// `pending`, concurrent uploads for one delivery queue on that row lock, exactly one updates it,
-    /// and the others update nothing and get ``ProofStoreError/proofAlreadyRecorded(_:)`` — their
-    /// transaction rolls back, taking their inserted proof row with it.
+    /// completes the idempotency record with its response — one statement. The delivery row is the
+    /// arbiter (`proofs` is partitioned by month, so no unique index can span it): the statement
+    /// marks the delivery delivered only while it is `pending`, concurrent uploads for one delivery
+    /// queue on that row lock, exactly one updates it, and the others update nothing and get
+    /// ``ProofStoreError/proofAlreadyRecorded(_:)`` — their transaction rolls back, taking their
+    /// inserted proof row with it.
     ///
     /// `deliveries.delivered_at` is set to the proof's `received_at`, which is how every look-up by
     /// reference finds the one partition holding the proof.

@@ -7,10 +7,6 @@ import Testing
 /// audit insert rides with `COMMIT`).
 @Suite("Pipelined statements", .enabled(if: TestDatabase.isConfigured, TestDatabase.skipReason))
 struct PipelineTests {
-    private func uniqueTable(_ prefix: String) -> String {
-        "\(prefix)_\(UInt32.random(in: 0...UInt32.max))"
-    }
-
     private func count(_ table: String, _ client: PostgresClient) async throws -> Int {
         try await client.query("SELECT count(*) FROM \(table)").decode(Int.self, row: 0, column: 0)
     }
@@ -18,7 +14,7 @@ struct PipelineTests {
     @Test("a pipeline answers every statement in order, each seeing the ones before it")
     func resultsInOrder() throws {
         let connection = try PostgresConnection(url: TestDatabase.url!)
-        let table = uniqueTable("p_order")
+        let table = TestDatabase.uniqueTable("p_order")
         _ = try connection.query("CREATE TEMP TABLE \(table) (n int8, label text)")
         let results = try connection.pipeline([
             PostgresStatement("DELETE FROM \(table)"),
@@ -41,7 +37,7 @@ struct PipelineTests {
     @Test("a failing statement throws the server's error, and the statements after it do not run")
     func failureSkipsTheRest() throws {
         let connection = try PostgresConnection(url: TestDatabase.url!)
-        let table = uniqueTable("p_fail")
+        let table = TestDatabase.uniqueTable("p_fail")
         _ = try connection.query("CREATE TEMP TABLE \(table) (n int8 PRIMARY KEY)")
         do {
             _ = try connection.pipeline([
@@ -84,7 +80,7 @@ struct PipelineTests {
     @Test("a queued statement goes with the next one, and its error is thrown there")
     func queuedStatementError() async throws {
         try await TestDatabase.withClient(poolSize: 1) { client in
-            let table = uniqueTable("p_queue")
+            let table = TestDatabase.uniqueTable("p_queue")
             try await client.query("CREATE TABLE \(table) (n int8 CHECK (n > 0))")
             try await client.withConnection { session in
                 session.enqueue("INSERT INTO \(table) VALUES ($1)", [5])
@@ -108,7 +104,7 @@ struct PipelineTests {
     func queuedCheck() async throws {
         struct Unexpected: Error, Equatable { var count: Int }
         try await TestDatabase.withClient(poolSize: 1) { client in
-            let table = uniqueTable("p_check")
+            let table = TestDatabase.uniqueTable("p_check")
             try await client.query("CREATE TABLE \(table) (n int8)")
             await #expect(throws: Unexpected(count: 2)) {
                 try await client.withTransaction { session in
@@ -127,7 +123,7 @@ struct PipelineTests {
     @Test("a statement queued last in a transaction goes with COMMIT; if it fails, nothing is committed and the connection is kept")
     func queuedBeforeCommit() async throws {
         try await TestDatabase.withClient(poolSize: 1) { client in
-            let table = uniqueTable("p_commit")
+            let table = TestDatabase.uniqueTable("p_commit")
             try await client.query("CREATE TABLE \(table) (n int8 PRIMARY KEY)")
             let pid = try await client.query("SELECT pg_backend_pid()").decode(Int32.self, row: 0, column: 0)
             try await client.withTransaction { session in
@@ -152,7 +148,7 @@ struct PipelineTests {
     func queuedAtEndOfLease() async throws {
         struct Abort: Error {}
         try await TestDatabase.withClient(poolSize: 1) { client in
-            let table = uniqueTable("p_lease")
+            let table = TestDatabase.uniqueTable("p_lease")
             try await client.query("CREATE TABLE \(table) (n int8)")
             try await client.withConnection { session in
                 session.enqueue("INSERT INTO \(table) VALUES ($1)", [1])

@@ -4,13 +4,9 @@ import Testing
 
 @Suite("PostgreSQL client and pool", .enabled(if: TestDatabase.isConfigured, TestDatabase.skipReason))
 struct PostgresClientTests {
-    private func uniqueTable(_ prefix: String) -> String {
-        "\(prefix)_\(UInt32.random(in: 0...UInt32.max))"
-    }
-
     @Test func transactionCommitsWhenTheBodyReturns() async throws {
         try await TestDatabase.withClient { client in
-            let table = uniqueTable("t_commit")
+            let table = TestDatabase.uniqueTable("t_commit")
             try await client.query("CREATE TABLE \(table) (n int8)")
             try await client.withTransaction { tx in
                 try await tx.execute("INSERT INTO \(table) VALUES ($1)", [1])
@@ -25,7 +21,7 @@ struct PostgresClientTests {
     @Test func transactionRollsBackWhenTheBodyThrows() async throws {
         struct Abort: Error {}
         try await TestDatabase.withClient(poolSize: 1) { client in
-            let table = uniqueTable("t_rollback")
+            let table = TestDatabase.uniqueTable("t_rollback")
             try await client.query("CREATE TABLE \(table) (n int8)")
             await #expect(throws: Abort.self) {
                 try await client.withTransaction { tx in
@@ -51,7 +47,7 @@ struct PostgresClientTests {
 
     @Test func uniqueViolationIsATypedError() async throws {
         try await TestDatabase.withClient { client in
-            let table = uniqueTable("t_unique")
+            let table = TestDatabase.uniqueTable("t_unique")
             try await client.query("CREATE TABLE \(table) (ref text CONSTRAINT \(table)_ref_key UNIQUE)")
             try await client.query("INSERT INTO \(table) VALUES ($1)", ["PKG-1"])
             do {

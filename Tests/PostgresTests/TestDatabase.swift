@@ -17,6 +17,11 @@ enum TestDatabase {
     static var isConfigured: Bool { url != nil }
     static let skipReason: Comment = "TEST_DATABASE_URL is not set: run `make test` to start a local PostgreSQL"
 
+    /// A table name no other test uses: `prefix` and a random number.
+    static func uniqueTable(_ prefix: String) -> String {
+        "\(prefix)_\(UInt32.random(in: 0...UInt32.max))"
+    }
+
     static func client(poolSize: Int = 4, acquireTimeout: Duration = .seconds(10)) -> PostgresClient {
         PostgresClient(configuration: PostgresConfiguration(url: url!, poolSize: poolSize, acquireTimeout: acquireTimeout))
     }
