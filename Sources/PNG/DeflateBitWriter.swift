@@ -1,32 +1,43 @@
 /// Packs deflate's bit fields into bytes, least significant bit first (RFC 1951 §3.1.1).
-struct DeflateBitWriter {
-    /// The completed bytes.
-    private(set) var bytes: [UInt8] = []
+///
+/// The output lives in one growing buffer owned by this value (freed with it); completed bits
+/// are stored 32 at a time, so a field costs a shift, an or and, every few fields, one store.
+struct DeflateBitWriter: ~Copyable {
+    private var buffer: UnsafeMutablePointer<UInt8>
+    private var capacity: Int
+    /// Bytes completed in `buffer`.
+    private var count = 0
     private var pending: UInt64 = 0
     private var pendingCount = 0
 
-    init(capacity: Int) { bytes.reserveCapacity(capacity) }
+    init(capacity: Int) {
+        self.capacity = max(capacity, 64)
+        buffer = .allocate(capacity: self.capacity)
+    }
+
+    deinit { buffer.deallocate() }
+
+    /// The completed bytes (after ``alignToByte()``, all of them).
+    var bytes: [UInt8] { Array(UnsafeBufferPointer(start: buffer, count: count)) }
 
     /// Appends the low `count` bits of `value` (at most 32), first bit first.
     @inline(__always)
-    mutating func write(_ value: UInt32, count: Int) {
+    mutating func write(_ value: UInt32, count bits: Int) {
         pending |= UInt64(value) << UInt64(pendingCount)
-        pendingCount += count
+        pendingCount &+= bits
         if pendingCount >= 32 {
-            let word = UInt32(truncatingIfNeeded: pending)
-            bytes.append(UInt8(truncatingIfNeeded: word))
-            bytes.append(UInt8(truncatingIfNeeded: word >> 8))
-            bytes.append(UInt8(truncatingIfNeeded: word >> 16))
-            bytes.append(UInt8(truncatingIfNeeded: word >> 24))
+            if count &+ 4 > capacity { grow(atLeast: 4) }
+            UnsafeMutableRawPointer(buffer + count).storeBytes(of: UInt32(truncatingIfNeeded: pending).littleEndian, as: UInt32.self)
+            count &+= 4
             pending >>= 32
-            pendingCount -= 32
+            pendingCount &-= 32
         }
     }
 
     /// Pads the last byte with zero bits.
     mutating func alignToByte() {
         while pendingCount > 0 {
-            bytes.append(UInt8(truncatingIfNeeded: pending))
+            appendByte(UInt8(truncatingIfNeeded: pending))
             pending >>= 8
             pendingCount -= 8
         }
@@ -37,6 +48,21 @@ struct DeflateBitWriter {
     /// Appends whole bytes (after ``alignToByte()``).
     mutating func append(bytes more: [UInt8]) {
         precondition(pendingCount == 0, "not byte-aligned")
-        bytes += more
+        for byte in more { appendByte(byte) }
+    }
+
+    private mutating func appendByte(_ byte: UInt8) {
+        if count == capacity { grow(atLeast: 1) }
+        buffer[count] = byte
+        count += 1
+    }
+
+    private mutating func grow(atLeast extra: Int) {
+        let newCapacity = max(capacity * 2, count + extra)
+        let bigger = UnsafeMutablePointer<UInt8>.allocate(capacity: newCapacity)
+        bigger.update(from: buffer, count: count)
+        buffer.deallocate()
+        buffer = bigger
+        capacity = newCapacity
     }
 }

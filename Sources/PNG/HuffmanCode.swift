@@ -25,7 +25,8 @@ struct HuffmanCode {
             }
             unused += 1
         }
-        symbols.sort { (weights[$0], $0) < (weights[$1], $1) }
+        // By weight, then symbol: one integer sort of (weight << 32 | symbol).
+        symbols = symbols.map { UInt64(weights[$0]) << 32 | UInt64($0) }.sorted().map { Int(truncatingIfNeeded: $0 & 0xFFFF_FFFF) }
 
         let depths = Self.depths(sortedWeights: symbols.map { UInt64(weights[$0]) })
         // How many codes of each length: the optimal lengths, clamped to maxLength, then

@@ -76,15 +76,18 @@ final class RunLengthDeflater {
             index = 1
         }
         while index < count {
-            let end = Self.endOfRun(base, from: index, count: count, of: state.previous)
-            if end > index {
-                extendRun(by: end - index, &state)
+            let byte = base[index]
+            if byte == state.previous {
+                // A run goes on: find its end (one byte compare first, as most anti-aliased edge
+                // bytes differ from their neighbour and a wide scan would be wasted on them).
+                let end = Self.endOfRun(base, from: index &+ 1, count: count, of: byte)
+                extendRun(by: end &- index, &state)
                 index = end
-                if index == count { break }
+            } else {
+                if state.run > 0 { codeRun(&state) }
+                literal(byte, &state)
+                index &+= 1
             }
-            codeRun(&state)
-            literal(base[index], &state)
-            index &+= 1
         }
         cursor = state
     }
