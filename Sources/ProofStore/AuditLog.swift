@@ -96,16 +96,27 @@ public struct AuditLog: Sendable {
         let wanted = counts.keys.sorted()
         // Each chain's numbers are drawn only once its row is locked (the CTE yields a row after
         // locking it), so within a chain numbers rise in commit order; rows lock in ascending order.
-        let locked = try await session.query("""
-            WITH locked AS (
-                SELECT a.chain, a.head_seq, a.head_hash FROM audit_chains a
-                WHERE a.chain = ANY($1::smallint[]) ORDER BY a.chain FOR UPDATE
-            )
-            SELECT l.chain, l.head_seq, l.head_hash,
-                array_to_string(ARRAY(SELECT nextval('audit_events_seq') FROM generate_series(1, u.n)), ',')
-            FROM locked l JOIN unnest($1::smallint[], $2::int[]) AS u(c, n) ON u.c = l.chain
-            """, ["{" + wanted.map(String.init).joined(separator: ",") + "}",
-                  "{" + wanted.map { String(counts[$0]!) }.joined(separator: ",") + "}"])
+        let locked: PostgresResult
+        if entries.count == 1 {
+            // The common case (every upload): one chain, one number. A statement of its own, because
+            // the general one's estimates depend on its arrays, so PostgreSQL would plan it anew on
+            // every execution; this one keeps its generic plan.
+            locked = try await session.query("""
+                WITH locked AS (SELECT chain, head_seq, head_hash FROM audit_chains WHERE chain = $1::smallint FOR UPDATE)
+                SELECT chain, head_seq, head_hash, nextval('audit_events_seq')::text FROM locked
+                """, [wanted[0]])
+        } else {
+            locked = try await session.query("""
+                WITH locked AS (
+                    SELECT a.chain, a.head_seq, a.head_hash FROM audit_chains a
+                    WHERE a.chain = ANY($1::smallint[]) ORDER BY a.chain FOR UPDATE
+                )
+                SELECT l.chain, l.head_seq, l.head_hash,
+                    array_to_string(ARRAY(SELECT nextval('audit_events_seq') FROM generate_series(1, u.n)), ',')
+                FROM locked l JOIN unnest($1::smallint[], $2::int[]) AS u(c, n) ON u.c = l.chain
+                """, ["{" + wanted.map(String.init).joined(separator: ",") + "}",
+                      "{" + wanted.map { String(counts[$0]!) }.joined(separator: ",") + "}"])
+        }
         var heads: [Int16: AuditChainHead] = [:]
         var numbers: [Int16: ArraySlice<Int64>] = [:]
         for row in locked.rows {
