@@ -54,18 +54,20 @@ struct ProofUploadRequest: Sendable {
         let inkRange: Range<Int>?
         let padRange: Range<Int>?
         do {
-            inkRange = try JSONMemberLocator.range(ofMember: "ink", in: body, maxDepth: parser.limits.maxNestingDepth)
-            padRange = try JSONMemberLocator.range(ofMember: "signature_pad", in: body, maxDepth: parser.limits.maxNestingDepth)
+            let ranges = try JSONMemberLocator.ranges(ofMembers: ["ink", "signature_pad"], in: body,
+                                                      maxDepth: parser.limits.maxNestingDepth)
+            (inkRange, padRange) = (ranges[0], ranges[1])
         } catch {
             if error.code == .duplicateField {
                 throw Problem.validation(error.message, errors: [.init(field: "/", message: error.message, code: error.code.rawValue)])
             }
             throw Problem.badRequest("The body is not a JSON object: \(error.message)", code: error.code.rawValue)
         }
+        // The envelope without the ink: each ink value becomes `0` (the later one first, so the
+        // earlier range stays valid), and Foundation's decoder never walks the points.
         var envelopeBytes = body
-        for range in [inkRange, padRange].compactMap({ $0 }) {
-            // Same length, so the other range stays valid: `0` then spaces (a value is at least one byte).
-            envelopeBytes.replaceSubrange(range, with: [0x30] + Array(repeating: 0x20, count: max(0, range.count - 1)))
+        for range in [inkRange, padRange].compactMap({ $0 }).sorted(by: { $0.lowerBound > $1.lowerBound }) {
+            envelopeBytes.replaceSubrange(range, with: CollectionOfOne(0x30))
         }
         let envelope = try RequestBodyReader.decode(Envelope.self, from: envelopeBytes)
 

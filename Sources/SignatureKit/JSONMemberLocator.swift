@@ -10,7 +10,14 @@ public enum JSONMemberLocator {
     ///   `name` occurs twice, `nesting_too_deep` beyond `maxDepth`.
     public static func range(ofMember name: String, in bytes: ArraySlice<UInt8>,
                              maxDepth: Int = InkLimits.default.maxNestingDepth) throws(InkError) -> Range<Int>? {
-        let r: Result<Range<Int>?, InkError> = bytes.withUnsafeBytes { raw in
+        try ranges(ofMembers: [name], in: bytes, maxDepth: maxDepth)[0]
+    }
+
+    /// ``range(ofMember:in:maxDepth:)`` for several members in one pass over the object: one
+    /// range (or `nil`) per name, in the order of `names`.
+    public static func ranges(ofMembers names: [String], in bytes: ArraySlice<UInt8>,
+                              maxDepth: Int = InkLimits.default.maxNestingDepth) throws(InkError) -> [Range<Int>?] {
+        let r: Result<[Range<Int>?], InkError> = bytes.withUnsafeBytes { raw in
             guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
                 return .failure(InkError(.invalidJSON, "empty body", offset: 0))
             }
@@ -21,18 +28,18 @@ public enum JSONMemberLocator {
                     throw InkError(.invalidJSON, "expected a JSON object, found \(s.describeByte(at: s.pos))", offset: s.pos)
                 }
                 s.pos += 1
-                var found: Range<Int>? = nil
+                var found = [Range<Int>?](repeating: nil, count: names.count)
                 var first = true
                 while let key = try s.nextMember(&first) {
                     let start = s.pos
                     try s.skipValue(depth: 1)
-                    if s.decode(key) == name {
-                        if found != nil { throw InkError(.duplicateField, "\"\(name)\" appears twice", offset: key.start) }
-                        found = start..<s.pos
+                    if let index = names.firstIndex(of: s.decode(key)) {
+                        if found[index] != nil { throw InkError(.duplicateField, "\"\(names[index])\" appears twice", offset: key.start) }
+                        found[index] = (bytes.startIndex + start)..<(bytes.startIndex + s.pos)
                     }
                 }
                 try s.expectEnd()
-                return .success(found.map { (bytes.startIndex + $0.lowerBound)..<(bytes.startIndex + $0.upperBound) })
+                return .success(found)
             } catch {
                 return .failure(error)
             }
@@ -44,5 +51,11 @@ public enum JSONMemberLocator {
     public static func range(ofMember name: String, in bytes: [UInt8],
                              maxDepth: Int = InkLimits.default.maxNestingDepth) throws(InkError) -> Range<Int>? {
         try range(ofMember: name, in: bytes[...], maxDepth: maxDepth)
+    }
+
+    /// Convenience for a whole byte array.
+    public static func ranges(ofMembers names: [String], in bytes: [UInt8],
+                              maxDepth: Int = InkLimits.default.maxNestingDepth) throws(InkError) -> [Range<Int>?] {
+        try ranges(ofMembers: names, in: bytes[...], maxDepth: maxDepth)
     }
 }

@@ -219,4 +219,17 @@ struct MemberLocatorTests {
         #expect(inkError { try JSONMemberLocator.range(ofMember: "ink", in: Array(#"{"ink":[1,2}"#.utf8)) }?.code == .invalidJSON)
         #expect(inkError { try JSONMemberLocator.range(ofMember: "ink", in: Array("[]".utf8)) }?.code == .invalidJSON)
     }
+
+    @Test("finds several members in one pass, each range in the order asked, and a duplicate of any of them")
+    func locateSeveral() throws {
+        let body = Array(#"{"pad":[[1,2]],"ref":"A","ink":{"strokes":[]},"n":3}"#.utf8)
+        let ranges = try JSONMemberLocator.ranges(ofMembers: ["ink", "missing", "pad"], in: body)
+        #expect(ranges.count == 3)
+        #expect(ranges[0].map { String(decoding: body[$0], as: UTF8.self) } == #"{"strokes":[]}"#)
+        #expect(ranges[1] == nil)
+        #expect(ranges[2].map { String(decoding: body[$0], as: UTF8.self) } == "[[1,2]]")
+        let twice = Array(#"{"ink":1,"pad":2,"pad":3}"#.utf8)
+        #expect(inkError { try JSONMemberLocator.ranges(ofMembers: ["ink", "pad"], in: twice) }?.code == .duplicateField)
+        #expect(try JSONMemberLocator.ranges(ofMembers: ["ink"], in: twice)[0] != nil)
+    }
 }
