@@ -33,6 +33,9 @@ struct BenchCommand: ParsableCommand {
     @Option(help: "Write every signature's outline in output pixels to this file (for the cairo peer).")
     var dumpOutlines: String?
 
+    @Option(help: "Pixels per canvas unit (the server stores proofs at the default, 2).")
+    var scale: Double = 2
+
     func validate() throws {
         guard ["banded", "whole", "both"].contains(pipeline) else {
             throw ValidationError("--pipeline must be banded, whole or both")
@@ -40,6 +43,7 @@ struct BenchCommand: ParsableCommand {
         guard PNGCompressor(rawValue: compressor) != nil else {
             throw ValidationError("--compressor must be run-length or zlib")
         }
+        guard scale > 0 && scale <= 8 else { throw ValidationError("--scale must be more than 0 and at most 8") }
         if pipeline == "both" && iterations < 2 {
             throw ValidationError("--pipeline both alternates the two paths per iteration: give --iterations 2 or more")
         }
@@ -55,6 +59,7 @@ struct BenchCommand: ParsableCommand {
         let inputs = try files.map { [UInt8](try Data(contentsOf: URL(fileURLWithPath: $0))) }
         let parser = InkParser()
         var options = RenderOptions()
+        options.layout.scale = scale
         options.png.compressor = PNGCompressor(rawValue: compressor)!  // checked in validate()
 
         var parse: [Double] = [], reconstruct: [Double] = [], raster: [Double] = []
@@ -137,7 +142,7 @@ struct BenchCommand: ParsableCommand {
         }
 
         print("load average (1/5/15 min): \(loadAtStart) at the start, \(Self.loadAverage()) at the end")
-        print("countersign bench: \(inputs.count) SVC2004 signatures × \(iterations) iterations, default size (canvas × 2)")
+        print("countersign bench: \(inputs.count) SVC2004 signatures × \(iterations) iterations, canvas × \(scale == 2 ? "2, the default" : String(scale))")
         print("points per signature: median \(Self.median(points.map(Double.init))), max \(points.max()!)")
         print("pixels per image: median \(Int(Self.median(pixels.map(Double.init)))), max \(pixels.max()!)")
         print("PNG size: median \(Int(Self.median(pngBytes.map(Double.init)))) bytes")
