@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# What a proof upload costs in CPU, and which of two builds is cheaper, on a host whose speed
+# drifts (this VM's steal time moves request rates by 25-40 % between back-to-back runs):
+#
+#   Benchmarks/upload_compare.sh BIN [SECONDS] [ROUNDS]          one build, wrk -c8 per round
+#   Benchmarks/upload_compare.sh BIN_A BIN_B [SECONDS] [ROUNDS]  both at once, head to head
+#
+# Each build gets its own PostgreSQL cluster (ports 5547 and 5548, folders .data/bench1 and
+# .data/bench2) and its own wrk with Benchmarks/upload.lua (corpus bodies from api_load.py, one
+# proof per delivery). Per round and build it prints uploads/s, wrk's p99, and the CPU time per
+# stored proof of the server process and of that cluster's PostgreSQL processes (from
+# /proc/PID/stat), plus the host's steal share over the round. CPU per upload barely moves with
+# the host's speed, so it is the figure to compare; head to head, the two builds share every
+# slow spell, and they swap clusters and ports every round. Defaults: 30 s, 4 rounds.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+binaries=("$1"); shift
+if [ $# -gt 0 ] && [ -x "$1" ]; then binaries+=("$1"); shift; fi
+seconds="${1:-30}"; rounds="${2:-4}"
+sides=${#binaries[@]}
+connections=$((8 / sides))
+corpus="${COUNTERSIGN_CORPUS:-../shared/corpus}"
+bodies="${TMPDIR:-/tmp}/countersign-compare-bodies.jsonl"
+servers=()
+cluster() { COUNTERSIGN_PG_PORT=$((5546 + $1)) COUNTERSIGN_PG_DIR="$PWD/.data/bench$1" scripts/pg.sh "${@:2}"; }
+cleanup() {
+    for pid in "${servers[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for side in $(seq 1 "$sides"); do cluster "$side" stop >/dev/null 2>&1 || true; done
+    rm -f "$bodies" "${TMPDIR:-/tmp}"/countersign-compare-wrk*.out
+}
+trap cleanup EXIT
+python3 Benchmarks/api_load.py --mode bodies --out "$bodies" --token unused --corpus "$corpus" >&2
+
+urls=(); tokens=()
+for side in $(seq 1 "$sides"); do
+    cluster "$side" start >/dev/null
+    cluster "$side" createdb countersign_bench --fresh >/dev/null
+    url="$(cluster "$side" url countersign_bench)"
+    DATABASE_URL="$url" "${binaries[0]}" migrate >/dev/null
+    tokens+=("$(DATABASE_URL="$url" "${binaries[0]}" keys create --role admin --name bench 2>&1 | grep -o 'cs_[A-Za-z0-9_-]*' | head -1)")
+    psql -q "$url" -c "INSERT INTO deliveries (reference, recipient_name, address, destination_lat, destination_lon)
+                       SELECT 'R' || r || '-' || g, 'Load Test', 'Somewhere', 52.52, 13.405
+                       FROM generate_series(1, $rounds) r, generate_series(0, 19999) g"
+    urls+=("$url")
+done
+
+ticks() { local sum=0 pid; for pid in "$@"; do [ -r "/proc/$pid/stat" ] && sum=$((sum + $(awk '{print $14 + $15}' "/proc/$pid/stat"))); done; echo "$sum"; }
+postgres_pids() { local postmaster; postmaster="$(head -1 "$(readlink -f "$PWD/.data/bench$1/pg")/postmaster.pid")"; echo "$postmaster $(pgrep -P "$postmaster" | tr '\n' ' ')"; }
+proofs() { psql -tAq "${urls[$1]}" -c 'SELECT count(*) FROM proofs'; }
+steal() { awk '/^cpu /{print $9}' /proc/stat; }
+jiffies() { awk '/^cpu /{s = 0; for (i = 2; i <= NF; i++) s += $i; print s}' /proc/stat; }
+milliseconds() { echo "scale=2; $1 * 1000 / $(getconf CLK_TCK) / $2" | bc; }
+
+for round in $(seq 1 "$rounds"); do
+    servers=(); before=(); server_before=(); pg_before=(); line="round $round"
+    for side in $(seq 1 "$sides"); do
+        # Build b serves cluster side; with two builds they swap every round.
+        b=$(( (side - 1 + round - 1) % sides ))
+        env DATABASE_URL="${urls[$((side - 1))]}" PORT=$((18090 + side)) HOST=127.0.0.1 LOG_LEVEL=warning \
+            RATE_LIMIT_PER_SECOND=0 "${binaries[$b]}" serve >"${TMPDIR:-/tmp}/countersign-compare-server$side.log" 2>&1 &
+        servers+=($!)
+    done
+    for side in $(seq 1 "$sides"); do
+        for _ in $(seq 1 200); do curl -fs "http://127.0.0.1:$((18090 + side))/readyz" >/dev/null && break; sleep 0.1; done
+        before+=("$(proofs $((side - 1)))"); server_before+=("$(ticks "${servers[$((side - 1))]}")")
+        pg_before+=("$(ticks $(postgres_pids "$side"))")
+    done
+    steal_before=$(steal); jiffies_before=$(jiffies)
+    loads=()
+    for side in $(seq 1 "$sides"); do
+        wrk -t1 -c"$connections" -d"${seconds}s" --latency -s Benchmarks/upload.lua "http://127.0.0.1:$((18090 + side))" \
+            -- "$bodies" "${tokens[$((side - 1))]}" "R$round-" >"${TMPDIR:-/tmp}/countersign-compare-wrk$side.out" &
+        loads+=($!)
+    done
+    wait "${loads[@]}"
+    steal_share=$(( ($(steal) - steal_before) * 100 / ($(jiffies) - jiffies_before) ))
+    for side in $(seq 1 "$sides"); do
+        b=$(( (side - 1 + round - 1) % sides ))
+        stored=$(( $(proofs $((side - 1))) - before[side - 1] ))
+        server_ms=$(milliseconds $(( $(ticks "${servers[$((side - 1))]}") - server_before[side - 1] )) "$stored")
+        pg_ms=$(milliseconds $(( $(ticks $(postgres_pids "$side")) - pg_before[side - 1] )) "$stored")
+        out="${TMPDIR:-/tmp}/countersign-compare-wrk$side.out"
+        errors=$(grep -o 'Non-2xx or 3xx responses: [0-9]*' "$out" | grep -o '[0-9]*$' || echo 0)
+        line+="  | $(basename "${binaries[$b]}"): $((stored / seconds))/s p99 $(awk '$1 == "99%" {print $2}' "$out")"
+        line+=" server ${server_ms} ms + PostgreSQL ${pg_ms} ms per upload, errors $errors"
+    done
+    echo "$line  | steal ${steal_share} %"
+    for pid in "${servers[@]}"; do kill "$pid"; wait "$pid" 2>/dev/null || true; done
+done
