@@ -124,8 +124,6 @@ public struct AuditLog: Sendable {
             heads[chain] = AuditChainHead(chain: chain, seq: try row.decode(Int64.self, 1), hash: try row.decode([UInt8].self, 2))
             numbers[chain] = ArraySlice(try row.decode(String.self, 3).split(separator: ",").compactMap { Int64($0) }.sorted())
         }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         var events: [AuditEvent] = []
         var rows: [String] = []
         var parameters: [any PostgresBindable] = []
@@ -133,7 +131,7 @@ public struct AuditLog: Sendable {
             guard let head = heads[chain], let seq = numbers[chain]?.popFirst() else {
                 throw PostgresError(.decodingFailed, message: "audit chain \(chain) was not locked")
             }
-            let detailsJSON = String(decoding: try encoder.encode(entry.details), as: UTF8.self)
+            let detailsJSON = AuditDetailsJSON.encode(entry.details)
             let micros = Int64((Date().timeIntervalSince1970 * 1_000_000).rounded())
             let origin = entry.origin
             var event = AuditEvent(seq: seq, occurredAtMicros: micros, actorKeyID: origin.actor?.keyID, actorRole: origin.role,
