@@ -29,9 +29,7 @@ enum AuditDetailsJSON {
             case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
             case 0x0C: out += [UInt8(ascii: "\\"), UInt8(ascii: "f")]
             case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                out += Array(#"\u00"#.utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xF)]]
+            case 0..<0x20: out += Array(#"\u00"#.utf8) + Array(CollectionOfOne(byte).hexString.utf8)
             default: out.append(byte)
             }
         }
