@@ -98,9 +98,16 @@ public final class PostgresConnection: @unchecked Sendable {
     /// server parses and analyses it once per connection and may reuse its plan; measured on the
     /// upload path, parsing and planning were about 45 % of PostgreSQL's CPU time per request.
     /// Statements without parameters (transaction control, scripts) always run unprepared.
+    ///
+    /// When a migration changed the result type of a prepared statement ("cached plan must not
+    /// change result type", 0A000), the statement is prepared again; outside a transaction it is
+    /// also run again at once (the failed attempt ran nothing), inside one the error is thrown.
     @discardableResult
     public func query(_ sql: String, _ parameters: [any PostgresBindable] = []) throws(PostgresError) -> PostgresResult {
-        let bound = BoundParameters(parameters)
+        try query(sql, BoundParameters(parameters), retryingStalePlan: true)
+    }
+
+    private func query(_ sql: String, _ bound: BoundParameters, retryingStalePlan: Bool) throws(PostgresError) -> PostgresResult {
         let name = bound.count > 0 ? try preparedName(sql, types: bound.types) : nil
         let result: OpaquePointer? = bound.withValues { values in
             if let name {
@@ -112,7 +119,8 @@ public final class PostgresConnection: @unchecked Sendable {
             return try checked(result)
         } catch where name != nil && error.sqlState == "0A000" {
             forgetPrepared(sql, types: bound.types, name: name!)
-            throw error
+            guard retryingStalePlan, isIdle else { throw error }
+            return try query(sql, bound, retryingStalePlan: false)
         }
     }
 

@@ -36,7 +36,7 @@ struct PreparedStatementTests {
         #expect(try Self.preparedCount(connection) == limit)
     }
 
-    @Test("a table changed under a prepared statement fails that call once, then works again")
+    @Test("a table changed under a prepared statement: re-prepared at once outside a transaction; inside one that call fails once")
     func schemaChange() throws {
         let connection = try PostgresConnection(url: TestDatabase.url!)
         let table = "t_prepared_\(UInt32.random(in: 0...UInt32.max))"
@@ -45,14 +45,17 @@ struct PreparedStatementTests {
         _ = try connection.query("INSERT INTO \(table) VALUES (1, 'a')")
         let select = "SELECT * FROM \(table) WHERE id = $1"
         #expect(try connection.query(select, [1]).rows.count == 1)
+
+        // Outside a transaction the failed attempt ran nothing: the call prepares again and answers.
         _ = try connection.query("ALTER TABLE \(table) ADD COLUMN extra int8")
-        do {
-            _ = try connection.query(select, [1])  // PostgreSQL refuses a prepared plan whose result shape changed
-        } catch {
-            #expect(error.sqlState == "0A000")
-        }
-        let again = try connection.query(select, [1])
-        #expect(again.rows.count == 1)
-        #expect(again.columnCount == 3, "re-prepared with the new column")
+        let reprepared = try connection.query(select, [1])
+        #expect(reprepared.rows.count == 1 && reprepared.columnCount == 3, "re-prepared with the new column")
+
+        // Inside a transaction the error aborts it, so it reaches the caller; the next call works.
+        _ = try connection.query("ALTER TABLE \(table) ADD COLUMN more int8")
+        _ = try connection.query("BEGIN")
+        #expect(throws: PostgresError.self) { try connection.query(select, [1]) }
+        _ = try connection.query("ROLLBACK")
+        #expect(try connection.query(select, [1]).columnCount == 4)
     }
 }
