@@ -12,6 +12,10 @@
 # /proc/PID/stat), plus the host's steal share over the round. CPU per upload barely moves with
 # the host's speed, so it is the figure to compare; head to head, the two builds share every
 # slow spell, and they swap clusters and ports every round. Defaults: 30 s, 4 rounds.
+#
+# Schema changes: MIGRATIONS_A and MIGRATIONS_B name the migration folders of the two sides (the
+# same build may be given twice). Each build then keeps its own cluster, migrated from its folder
+# and served with it as MIGRATIONS_DIR, and the sides do not swap.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 binaries=("$1"); shift
@@ -32,11 +36,14 @@ trap cleanup EXIT
 python3 Benchmarks/api_load.py --mode bodies --out "$bodies" --token unused --corpus "$corpus" >&2
 
 urls=(); tokens=()
+migrations=("${MIGRATIONS_A:-migrations}" "${MIGRATIONS_B:-migrations}")
+swapping=1
+if [ -n "${MIGRATIONS_A:-}${MIGRATIONS_B:-}" ]; then swapping=0; fi
 for side in $(seq 1 "$sides"); do
     cluster "$side" start >/dev/null
     cluster "$side" createdb countersign_bench --fresh >/dev/null
     url="$(cluster "$side" url countersign_bench)"
-    DATABASE_URL="$url" "${binaries[0]}" migrate >/dev/null
+    DATABASE_URL="$url" MIGRATIONS_DIR="${migrations[$((side - 1))]}" "${binaries[0]}" migrate >/dev/null
     tokens+=("$(DATABASE_URL="$url" "${binaries[0]}" keys create --role admin --name bench 2>&1 | grep -o 'cs_[A-Za-z0-9_-]*' | head -1)")
     psql -q "$url" -c "INSERT INTO deliveries (reference, recipient_name, address, destination_lat, destination_lon)
                        SELECT 'R' || r || '-' || g, 'Load Test', 'Somewhere', 52.52, 13.405
@@ -54,9 +61,10 @@ milliseconds() { echo "scale=2; $1 * 1000 / $(getconf CLK_TCK) / $2" | bc; }
 for round in $(seq 1 "$rounds"); do
     servers=(); before=(); server_before=(); pg_before=(); line="round $round"
     for side in $(seq 1 "$sides"); do
-        # Build b serves cluster side; with two builds they swap every round.
-        b=$(( (side - 1 + round - 1) % sides ))
-        env DATABASE_URL="${urls[$((side - 1))]}" PORT=$((18090 + side)) HOST=127.0.0.1 LOG_LEVEL=warning \
+        # Build b serves cluster side; with two builds they swap every round (not with two schemas).
+        b=$(( (side - 1 + (round - 1) * swapping) % sides ))
+        env DATABASE_URL="${urls[$((side - 1))]}" MIGRATIONS_DIR="${migrations[$((side - 1))]}" \
+            PORT=$((18090 + side)) HOST=127.0.0.1 LOG_LEVEL=warning \
             RATE_LIMIT_PER_SECOND=0 "${binaries[$b]}" serve >"${TMPDIR:-/tmp}/countersign-compare-server$side.log" 2>&1 &
         servers+=($!)
     done
@@ -75,13 +83,15 @@ for round in $(seq 1 "$rounds"); do
     wait "${loads[@]}"
     steal_share=$(( ($(steal) - steal_before) * 100 / ($(jiffies) - jiffies_before) ))
     for side in $(seq 1 "$sides"); do
-        b=$(( (side - 1 + round - 1) % sides ))
+        b=$(( (side - 1 + (round - 1) * swapping) % sides ))
         stored=$(( $(proofs $((side - 1))) - before[side - 1] ))
         server_ms=$(milliseconds $(( $(ticks "${servers[$((side - 1))]}") - server_before[side - 1] )) "$stored")
         pg_ms=$(milliseconds $(( $(ticks $(postgres_pids "$side")) - pg_before[side - 1] )) "$stored")
         out="${TMPDIR:-/tmp}/countersign-compare-wrk$side.out"
         errors=$(grep -o 'Non-2xx or 3xx responses: [0-9]*' "$out" | grep -o '[0-9]*$' || echo 0)
-        line+="  | $(basename "${binaries[$b]}"): $((stored / seconds))/s p99 $(awk '$1 == "99%" {print $2}' "$out")"
+        label="$(basename "${binaries[$b]}")"
+        if [ "$swapping" = 0 ]; then label+=" ($(basename "${migrations[$((side - 1))]}"))"; fi
+        line+="  | $label: $((stored / seconds))/s p99 $(awk '$1 == "99%" {print $2}' "$out")"
         line+=" server ${server_ms} ms + PostgreSQL ${pg_ms} ms per upload, errors $errors"
     done
     echo "$line  | steal ${steal_share} %"
