@@ -141,7 +141,9 @@ public struct AuditLog: Sendable {
             event.hash = event.recomputedHash
             heads[chain] = AuditChainHead(chain: chain, seq: seq, hash: event.hash)
             let base = parameters.count
-            rows.append("($\(base + 1), $\(base + 2)::smallint, 2, $\(base + 3), $\(base + 4), $\(base + 5)::text, $\(base + 6), "
+            // Text is bound as `::text`: a parameter left to take the column's domain type (0011)
+            // would go through domain_in, which sets the domain up again at every bind.
+            rows.append("($\(base + 1), $\(base + 2)::smallint, 2, $\(base + 3), $\(base + 4), $\(base + 5)::text, $\(base + 6)::text, "
                         + "$\(base + 7), $\(base + 8)::text, $\(base + 9)::text, $\(base + 10)::text, $\(base + 11), $\(base + 12), "
                         + "$\(base + 13))")
             parameters += [event.seq, event.chain, AuditTimestamp(micros: event.occurredAtMicros), event.actorKeyID, event.actorRole,

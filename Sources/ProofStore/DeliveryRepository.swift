@@ -30,6 +30,9 @@ public struct DeliveryRepository: Sendable {
     /// stored as `d.delivered_at` — that names the one monthly partition of `proofs` to look in
     /// (at run time, for each delivery), where `delivery_id` alone would probe every partition.
     static let proofJoin = "p.delivery_id = d.id AND p.received_at = d.delivered_at"
+    // Look-ups bind the reference as `$n::text`: left to take the column's domain type
+    // (`delivery_reference`, migration 0011), it would go through domain_in, which sets the domain
+    // up again at every bind; compared as text it still uses `deliveries_reference`.
 
     /// Creates `draft`, or reports the existing delivery with its reference. A new delivery is
     /// committed with a `delivery_created` audit event (subject `delivery:<reference>`).
@@ -61,7 +64,7 @@ public struct DeliveryRepository: Sendable {
     public func find(reference: String) async throws -> Delivery? {
         let result = try await database.query("""
             SELECT \(Self.columns) FROM deliveries d LEFT JOIN proofs p ON \(Self.proofJoin)
-            WHERE d.reference = $1
+            WHERE d.reference = $1::text
             """, [reference])
         return try result.first.map(Self.delivery)
     }

@@ -39,7 +39,7 @@ public struct ProofRepository: Sendable {
         let result = try await database.query("""
             SELECT d.id, d.destination_lat, d.destination_lon, p.id
             FROM deliveries d LEFT JOIN proofs p ON \(DeliveryRepository.proofJoin)
-            WHERE d.reference = $1
+            WHERE d.reference = $1::text
             """, [reference])
         guard let row = result.first else { return nil }
         var destination: GeoPoint?
@@ -86,7 +86,7 @@ public struct ProofRepository: Sendable {
                         in session: PostgresSession) {
         session.enqueue("""
             WITH delivery AS (
-                SELECT id FROM deliveries WHERE reference = $33
+                SELECT id FROM deliveries WHERE reference = $33::text
             ), proof AS (
                 INSERT INTO proofs (id, delivery_id, signer_name, captured_at, captured_at_offset_min, captured_at_text,
                     received_at, location_lat, location_lon, location_accuracy_m, distance_to_destination_m, geofence_radius_m,
@@ -130,7 +130,7 @@ public struct ProofRepository: Sendable {
         let result = try await database.query("""
             SELECT \(Self.metadataColumns)
             FROM deliveries d JOIN proofs p ON \(DeliveryRepository.proofJoin) JOIN api_keys k ON k.id = p.uploaded_by
-            WHERE d.reference = $1
+            WHERE d.reference = $1::text
             """, [reference])
         guard let row = result.first else { return nil }
         return try Self.metadata(row)
@@ -173,7 +173,7 @@ public struct ProofRepository: Sendable {
     /// The key that uploaded the proof of delivery `reference`, if there is a proof.
     public func uploader(reference: String) async throws -> UUID? {
         try await database.query("""
-            SELECT p.uploaded_by FROM deliveries d JOIN proofs p ON \(DeliveryRepository.proofJoin) WHERE d.reference = $1
+            SELECT p.uploaded_by FROM deliveries d JOIN proofs p ON \(DeliveryRepository.proofJoin) WHERE d.reference = $1::text
             """, [reference]).first?.decode(UUID.self, 0)
     }
 
@@ -181,7 +181,7 @@ public struct ProofRepository: Sendable {
     public func png(reference: String, ifNoneMatch: [UInt8]? = nil) async throws -> StoredPNG? {
         let result = try await database.query("""
             SELECT p.png_sha256, CASE WHEN p.png_sha256 = $2 THEN NULL ELSE p.png END
-            FROM deliveries d JOIN proofs p ON \(DeliveryRepository.proofJoin) WHERE d.reference = $1
+            FROM deliveries d JOIN proofs p ON \(DeliveryRepository.proofJoin) WHERE d.reference = $1::text
             """, [reference, ifNoneMatch.map(PostgresBytes.init)])
         guard let row = result.first else { return nil }
         return StoredPNG(sha256: try row.decode([UInt8].self, 0), bytes: try row.decode([UInt8]?.self, 1))
@@ -191,7 +191,7 @@ public struct ProofRepository: Sendable {
     public func body(reference: String) async throws -> StoredBody? {
         let result = try await database.query("""
             SELECT p.body, p.body_content_type, p.body_content_encoding, p.body_sha256
-            FROM deliveries d JOIN proofs p ON \(DeliveryRepository.proofJoin) WHERE d.reference = $1
+            FROM deliveries d JOIN proofs p ON \(DeliveryRepository.proofJoin) WHERE d.reference = $1::text
             """, [reference])
         guard let row = result.first else { return nil }
         return StoredBody(bytes: try row.decode([UInt8].self, 0), contentType: try row.decode(String.self, 1),
@@ -201,7 +201,7 @@ public struct ProofRepository: Sendable {
     /// The canonical ink and its render options.
     public func ink(reference: String) async throws -> StoredInk? {
         let result = try await database.query("""
-            SELECT p.ink, p.render_options::text FROM deliveries d JOIN proofs p ON \(DeliveryRepository.proofJoin) WHERE d.reference = $1
+            SELECT p.ink, p.render_options::text FROM deliveries d JOIN proofs p ON \(DeliveryRepository.proofJoin) WHERE d.reference = $1::text
             """, [reference])
         guard let row = result.first else { return nil }
         return StoredInk(ink: try row.decode([UInt8].self, 0), renderOptionsJSON: try row.decode(String.self, 1))
