@@ -286,7 +286,15 @@ public struct Rasterizer: Sendable {
                 orow[x] = Cells.byte(s)
                 x += 1
             }
-            (arow + x0).update(repeating: 0, count: min(Cells.blockSize, stride - x0))
+            if x0 + Cells.blockSize <= stride {
+                // Four 16-byte stores inline: a memset call per block cost more than the stores.
+                let cells = UnsafeMutableRawPointer(arow + x0)
+                for offset in Swift.stride(from: 0, to: Cells.blockSize * 4, by: 16) {
+                    cells.storeBytes(of: SIMD4<Float>(), toByteOffset: offset, as: SIMD4<Float>.self)
+                }
+            } else {
+                (arow + x0).update(repeating: 0, count: stride - x0)
+            }
             frow[b] = 0
             b += 1
         }
