@@ -34,9 +34,11 @@ final class RunLengthDeflater {
         var previous: UInt8 = 0
         /// Bytes equal to `previous` after the last token, not yet coded.
         var run = 0
-        /// Adler-32 sums; `b` is reduced modulo 65521 at least every 5552 literals (`unreduced`).
-        var a: UInt32 = 1
-        var b: UInt32 = 0
+        /// Adler-32 sums, reduced modulo 65521 only before `reductionInterval` more input bytes
+        /// (64-bit sums cannot overflow in between: see ``reductionInterval``).
+        var a: UInt64 = 1
+        var b: UInt64 = 0
+        /// Input bytes since the sums were last reduced.
         var unreduced = 0
     }
 
@@ -67,9 +69,26 @@ final class RunLengthDeflater {
     func append(_ input: UnsafeBufferPointer<UInt8>) {
         precondition(!finished, "append after finish")
         guard let base = input.baseAddress, !input.isEmpty else { return }
+        var start = 0
+        while start < input.count {
+            let count = min(input.count - start, Self.reductionInterval)
+            appendPiece(UnsafeBufferPointer(start: base + start, count: count))
+            start += count
+        }
+    }
+
+    /// Appends at most ``reductionInterval`` bytes.
+    private func appendPiece(_ input: UnsafeBufferPointer<UInt8>) {
+        let base = input.baseAddress!
         let count = input.count
         var index = 0
         var state = cursor
+        if state.unreduced >= Self.reductionInterval {
+            state.a %= UInt64(Self.adlerModulus)
+            state.b %= UInt64(Self.adlerModulus)
+            state.unreduced = 0
+        }
+        state.unreduced &+= count
         if !started {
             started = true
             literal(base[0], &state)
@@ -100,7 +119,8 @@ final class RunLengthDeflater {
         codeRun(&state)
         writeBlock(final: true)
         writer.alignToByte()
-        let adler = (state.b % Self.adlerModulus) << 16 | state.a
+        let modulus = UInt64(Self.adlerModulus)
+        let adler = UInt32(truncatingIfNeeded: (state.b % modulus) << 16 | state.a % modulus)
         writer.append(bytes: [UInt8(adler >> 24), UInt8(truncatingIfNeeded: adler >> 16),
                               UInt8(truncatingIfNeeded: adler >> 8), UInt8(truncatingIfNeeded: adler)])
         return writer.bytes
@@ -136,16 +156,8 @@ final class RunLengthDeflater {
 
     @inline(__always)
     private func literal(_ byte: UInt8, _ state: inout Cursor) {
-        // a stays reduced (< 65521 + 255 before the subtraction); b may grow for 5552 literals
-        // (zlib's bound: 255·n(n+1)/2 + (n+1)(65520) < 2^32).
-        state.a &+= UInt32(byte)
-        if state.a >= Self.adlerModulus { state.a &-= Self.adlerModulus }
+        state.a &+= UInt64(byte)
         state.b &+= state.a
-        state.unreduced &+= 1
-        if state.unreduced == 5552 {
-            state.b %= Self.adlerModulus
-            state.unreduced = 0
-        }
         state.previous = byte
         push(UInt16(byte), symbol: Int(byte))
     }
@@ -155,13 +167,9 @@ final class RunLengthDeflater {
     private func extendRun(by count: Int, _ state: inout Cursor) {
         // Adler-32 after n bytes of value v from (a, b): a + n·v and b + n·a + v·n(n+1)/2.
         let n = UInt64(count)
-        let modulus = UInt64(Self.adlerModulus)
-        let a = UInt64(state.a)
         let v = UInt64(state.previous)
-        let triangle = (n &* (n &+ 1) / 2) % modulus
-        state.b = UInt32((UInt64(state.b) &+ (n % modulus) &* a &+ v &* triangle) % modulus)
-        state.a = UInt32((a &+ (n % modulus) &* v) % modulus)
-        state.unreduced = 0
+        state.b &+= n &* state.a &+ v &* (n &* (n &+ 1) / 2)
+        state.a &+= n &* v
         state.run &+= count
         while state.run >= 258 {
             push(256 + 255, symbol: 285)
@@ -292,6 +300,13 @@ final class RunLengthDeflater {
     // MARK: - Tables
 
     private static let adlerModulus: UInt32 = 65_521
+
+    /// Input bytes between reductions of the Adler-32 sums. From reduced sums (< 65521), after
+    /// `n` more bytes `a` < 65521 + 255·n and `b` < 65521 + n·(65521 + 255·n); the sums are
+    /// reduced when at least this many bytes went in, so n < 2 × 2^22 and `b` < 2^56: no overflow
+    /// in 64 bits, and no modulo in the per-byte loop (it was one compare per literal and four
+    /// divisions per run).
+    static let reductionInterval = 1 << 22
 
     /// For each match length 3...258 (index `length - 3`): its length symbol (257...285) and
     /// extra bits (RFC 1951 §3.2.5).

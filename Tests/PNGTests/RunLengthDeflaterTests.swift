@@ -91,6 +91,19 @@ private struct Bytes {
         }
     }
 
+    @Test("the Adler-32 sums, reduced only every 2^22 bytes, match zlib's over 9 MiB of the largest bytes")
+    func checksumAcrossReductions() throws {
+        // 255s make both sums grow fastest; runs and literals alternate so both update paths run,
+        // in one call (split internally) and in row-sized pieces (reduced between calls).
+        var input = [UInt8](repeating: 255, count: 9 << 20)
+        for index in Swift.stride(from: 0, to: input.count, by: 1_000) { input[index] = 254 }
+        for pieces in [[Int.max], [2_401]] {
+            let stream = deflate(input, pieces: pieces)
+            #expect(try inflate(stream, expectedSize: input.count) == input, "pieces \(pieces)")
+        }
+        #expect(RunLengthDeflater.reductionInterval == 1 << 22)
+    }
+
     @Test func longRunsCostAlmostNothing() {
         // A blank 1200 x 670 scanline image (filter byte + 1200 zeros per row): matches of 258.
         let blank = [UInt8](repeating: 0, count: 1201 * 670)
