@@ -34,6 +34,33 @@ struct DeflateBitWriter: ~Copyable {
         }
     }
 
+    /// Appends `count` tokens, token `t` as the low `widths[t]` bits (at most 32) of `fields[t]`:
+    /// ``write(_:count:)`` in a loop that keeps the pending bits in registers (called through a
+    /// class's stored property, each single write loaded and stored them again).
+    mutating func write(tokens: UnsafePointer<UInt16>, count tokenCount: Int,
+                        fields: UnsafePointer<UInt32>, widths: UnsafePointer<UInt8>) {
+        // At most 32 bits, so 4 bytes, per token.
+        let (needed, overflow) = tokenCount.multipliedReportingOverflow(by: 4)
+        precondition(!overflow, "too many tokens")
+        if count &+ needed > capacity { grow(atLeast: needed) }
+        var pending = self.pending, pendingCount = self.pendingCount, count = self.count
+        let buffer = UnsafeMutableRawPointer(self.buffer)
+        for index in 0..<tokenCount {
+            let token = Int(tokens[index])
+            pending |= UInt64(fields[token]) << UInt64(pendingCount)
+            pendingCount &+= Int(widths[token])
+            if pendingCount >= 32 {
+                buffer.storeBytes(of: UInt32(truncatingIfNeeded: pending).littleEndian, toByteOffset: count, as: UInt32.self)
+                count &+= 4
+                pending >>= 32
+                pendingCount &-= 32
+            }
+        }
+        self.pending = pending
+        self.pendingCount = pendingCount
+        self.count = count
+    }
+
     /// Pads the last byte with zero bits.
     mutating func alignToByte() {
         while pendingCount > 0 {

@@ -223,10 +223,7 @@ final class RunLengthDeflater {
         }
         fields.withUnsafeBufferPointer { fields in
             widths.withUnsafeBufferPointer { widths in
-                for index in 0..<tokenCount {
-                    let token = Int(tokens[index])
-                    writer.write(fields[token], count: Int(widths[token]))
-                }
+                writer.write(tokens: tokens, count: tokenCount, fields: fields.baseAddress!, widths: widths.baseAddress!)
             }
         }
         writer.write(UInt32(literals.codes[256]), count: Int(literals.lengths[256]))
