@@ -48,19 +48,31 @@ serve() {  # serve [VAR=value ...]
     echo "api_bench: the server did not become ready" >&2; exit 1
 }
 load() { echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"; }
+# The host's steal share over a run (this VM's speed moves the rates by a quarter; steal is the
+# part of that the guest can see).
+cpu_times() { awk '/^cpu /{s = 0; for (i = 2; i <= NF; i++) s += $i; print $9, s}' /proc/stat; }
+steal_since() {
+    local before=($1) after=($(cpu_times))
+    echo "host steal during the run: $(( (after[0] - before[0]) * 100 / (after[1] - before[1]) )) %"
+}
 
 bodies="${TMPDIR:-/tmp}/countersign-bench-bodies.jsonl"
 python3 Benchmarks/api_load.py --mode bodies --out "$bodies" --token unused --corpus "$corpus" >&2
 serve
 load
 echo "== proof uploads, wrk -t1 -c8 -d${seconds}s, $(wc -l <"$bodies") upload bodies round-robin"
+times="$(cpu_times)"
 wrk -t1 -c8 -d"${seconds}s" --latency -s Benchmarks/upload.lua "http://127.0.0.1:$port" -- "$bodies" "$token" L- \
     | grep -E "Requests/sec|Latency|^ +(50|90|99)%|Non-2xx|Socket errors|requests in"
+steal_since "$times"
 echo "proofs stored: $(psql -tAq "$url" -c 'SELECT count(*) FROM proofs')"
 wrk_png() {
     load
+    local times
+    times="$(cpu_times)"
     wrk -t1 -c32 -d10s -H "Authorization: Bearer $token" "http://127.0.0.1:$port/v1/deliveries/L-5/proof/signature.png" \
         | grep -E "Requests/sec|Latency|Non-2xx|Socket errors"
+    steal_since "$times"
 }
 echo "== stored-PNG fetch, defaults (PNG_CACHE_MB=32, AUTH_CACHE_SECONDS=60)"
 wrk_png
