@@ -23,15 +23,8 @@ struct DeflateBitWriter: ~Copyable {
     /// Appends the low `count` bits of `value` (at most 32), first bit first.
     @inline(__always)
     mutating func write(_ value: UInt32, count bits: Int) {
-        pending |= UInt64(value) << UInt64(pendingCount)
-        pendingCount &+= bits
-        if pendingCount >= 32 {
-            if count &+ 4 > capacity { grow(atLeast: 4) }
-            UnsafeMutableRawPointer(buffer + count).storeBytes(of: UInt32(truncatingIfNeeded: pending).littleEndian, as: UInt32.self)
-            count &+= 4
-            pending >>= 32
-            pendingCount &-= 32
-        }
+        if count &+ 4 > capacity { grow(atLeast: 4) }
+        Self.put(value, bits: bits, into: UnsafeMutableRawPointer(buffer), pending: &pending, pendingCount: &pendingCount, count: &count)
     }
 
     /// Appends `count` tokens, token `t` as the low `widths[t]` bits (at most 32) of `fields[t]`:
@@ -47,18 +40,26 @@ struct DeflateBitWriter: ~Copyable {
         let buffer = UnsafeMutableRawPointer(self.buffer)
         for index in 0..<tokenCount {
             let token = Int(tokens[index])
-            pending |= UInt64(fields[token]) << UInt64(pendingCount)
-            pendingCount &+= Int(widths[token])
-            if pendingCount >= 32 {
-                buffer.storeBytes(of: UInt32(truncatingIfNeeded: pending).littleEndian, toByteOffset: count, as: UInt32.self)
-                count &+= 4
-                pending >>= 32
-                pendingCount &-= 32
-            }
+            Self.put(fields[token], bits: Int(widths[token]), into: buffer, pending: &pending, pendingCount: &pendingCount, count: &count)
         }
         self.pending = pending
         self.pendingCount = pendingCount
         self.count = count
+    }
+
+    /// One field into the pending bits; a completed 32-bit word goes to `buffer` at `count`, which
+    /// must have room for it.
+    @inline(__always)
+    private static func put(_ value: UInt32, bits: Int, into buffer: UnsafeMutableRawPointer,
+                            pending: inout UInt64, pendingCount: inout Int, count: inout Int) {
+        pending |= UInt64(value) << UInt64(pendingCount)
+        pendingCount &+= bits
+        if pendingCount >= 32 {
+            buffer.storeBytes(of: UInt32(truncatingIfNeeded: pending).littleEndian, toByteOffset: count, as: UInt32.self)
+            count &+= 4
+            pending >>= 32
+            pendingCount &-= 32
+        }
     }
 
     /// Pads the last byte with zero bits.
