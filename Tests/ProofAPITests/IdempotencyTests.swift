@@ -82,10 +82,12 @@ struct IdempotencyTests {
         }
     }
 
+    /// Through `.router`, so that the twenty uploads reach the handler at once: the `.live` client sends them down one
+    /// keep-alive connection, where the server answers them one after another.
     @Test("twenty concurrent uploads for one delivery store exactly one proof")
     func concurrentUploads() async throws {
         try await APITestHarness.with(poolSize: 8) { harness in
-            try await harness.application().test(.live) { client in
+            try await harness.application().test(.router) { client in
                 let reference = try await harness.createDelivery(client)
                 let statuses = try await withThrowingTaskGroup(of: HTTPResponse.Status.self) { group in
                     for index in 0..<20 {
