@@ -13,7 +13,7 @@ struct PipelineTests {
 
     @Test("a pipeline answers every statement in order, each seeing the ones before it")
     func resultsInOrder() throws {
-        let connection = try PostgresConnection(url: TestDatabase.url!)
+        let connection = try TestDatabase.connect()
         let table = TestDatabase.uniqueTable("p_order")
         _ = try connection.query("CREATE TEMP TABLE \(table) (n int8, label text)")
         let results = try connection.pipeline([
@@ -36,7 +36,7 @@ struct PipelineTests {
 
     @Test("a failing statement throws the server's error, and the statements after it do not run")
     func failureSkipsTheRest() throws {
-        let connection = try PostgresConnection(url: TestDatabase.url!)
+        let connection = try TestDatabase.connect()
         let table = TestDatabase.uniqueTable("p_fail")
         _ = try connection.query("CREATE TEMP TABLE \(table) (n int8 PRIMARY KEY)")
         do {
@@ -63,7 +63,7 @@ struct PipelineTests {
 
     @Test("a connection lost in the middle of a pipeline is a lost connection, and is not reused")
     func lostMidPipeline() throws {
-        let connection = try PostgresConnection(url: TestDatabase.url!)
+        let connection = try TestDatabase.connect()
         do {
             _ = try connection.pipeline([
                 PostgresStatement("SELECT pg_terminate_backend(pg_backend_pid())"),

@@ -116,7 +116,7 @@ struct PostgresClientTests {
         try await TestDatabase.withClient(poolSize: 1) { client in
             let firstPID = try await client.query("SELECT pg_backend_pid()").decode(Int32.self, row: 0, column: 0)
             // Kill our pooled backend from another connection, as a DBA or a failover would.
-            let killer = PostgresClient(configuration: PostgresConfiguration(url: TestDatabase.url!, poolSize: 1))
+            let killer = TestDatabase.client(poolSize: 1)
             try await killer.query("SELECT pg_terminate_backend($1::int4)", [Int(firstPID)])
             await killer.shutdown()
             try await Task.sleep(for: .milliseconds(100))
@@ -130,7 +130,7 @@ struct PostgresClientTests {
         let socketDirectory = try #require(ProcessInfo.processInfo.environment["TEST_DATABASE_SOCKET_DIR"])
         let encodedHost = socketDirectory.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
         let url = "postgres://\(tcp.user!)@\(encodedHost):\(tcp.port!)\(tcp.path)"
-        let client = PostgresClient(configuration: PostgresConfiguration(url: url, poolSize: 1))
+        let client = PostgresClient(configuration: PostgresConfiguration(url: url, poolSize: 1, connectTimeoutSeconds: TestDatabase.connectTimeoutSeconds))
         let address = try await client.query("SELECT coalesce(inet_client_addr()::text, 'unix')").decode(String.self, row: 0, column: 0)
         await client.shutdown()
         #expect(address == "unix")

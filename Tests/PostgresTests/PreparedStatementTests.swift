@@ -10,7 +10,7 @@ struct PreparedStatementTests {
 
     @Test("a parameterised statement is prepared once per connection and per parameter types")
     func preparedOnce() throws {
-        let connection = try PostgresConnection(url: TestDatabase.url!)
+        let connection = try TestDatabase.connect()
         #expect(try Self.preparedCount(connection) == 0)
         for value in 1...5 {
             #expect(try connection.query("SELECT $1::int8 + 1", [value]).decode(Int.self, row: 0, column: 0) == value + 1)
@@ -27,7 +27,7 @@ struct PreparedStatementTests {
 
     @Test("past the per-connection limit statements still run, unprepared")
     func limit() throws {
-        let connection = try PostgresConnection(url: TestDatabase.url!)
+        let connection = try TestDatabase.connect()
         let limit = PostgresConnection.preparedStatementLimit
         for index in 0..<(limit + 10) {
             let sql = "SELECT $1::int8 + \(index)"
@@ -38,7 +38,7 @@ struct PreparedStatementTests {
 
     @Test("a table changed under a prepared statement: re-prepared at once outside a transaction; inside one that call fails once")
     func schemaChange() throws {
-        let connection = try PostgresConnection(url: TestDatabase.url!)
+        let connection = try TestDatabase.connect()
         let table = "t_prepared_\(UInt32.random(in: 0...UInt32.max))"
         _ = try connection.query("CREATE TABLE \(table) (id int8, name text)")
         defer { _ = try? connection.query("DROP TABLE \(table)") }

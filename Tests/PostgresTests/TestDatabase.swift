@@ -22,8 +22,20 @@ enum TestDatabase {
         "\(prefix)_\(UInt32.random(in: 0...UInt32.max))"
     }
 
+    /// Seconds a test may wait for the server to accept one connection. `make test` runs every suite at once on two cores,
+    /// and a connection has taken longer than the service's 3-second default to be accepted; these tests are about
+    /// behaviour, not connect latency. (TestSupport's `PostgresConfiguration.testConnectTimeoutSeconds` is the same for the
+    /// suites above this module.)
+    static let connectTimeoutSeconds = 30
+
     static func client(poolSize: Int = 4, acquireTimeout: Duration = .seconds(10)) -> PostgresClient {
-        PostgresClient(configuration: PostgresConfiguration(url: url!, poolSize: poolSize, acquireTimeout: acquireTimeout))
+        PostgresClient(configuration: PostgresConfiguration(url: url!, poolSize: poolSize, acquireTimeout: acquireTimeout,
+                                                            connectTimeoutSeconds: connectTimeoutSeconds))
+    }
+
+    /// A new connection to the test database (the caller owns it).
+    static func connect() throws -> PostgresConnection {
+        try PostgresConnection(url: url!, connectTimeout: connectTimeoutSeconds)
     }
 
     /// Runs `body` with a fresh client and always shuts the client down afterwards.

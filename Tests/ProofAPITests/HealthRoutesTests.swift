@@ -38,7 +38,7 @@ struct HealthRoutesTests {
     func readyzIs200WhenTheDatabaseAnswers() async throws {
         // Connect first: under a loaded parallel run, opening a connection alone can exceed the
         // 1.5 s readiness budget, which is not what this test is about.
-        let database = PostgresClient(configuration: PostgresConfiguration(url: ScratchDatabase.baseURL!, poolSize: 2))
+        let database = PostgresClient(configuration: .forTests(url: ScratchDatabase.baseURL!, poolSize: 2))
         _ = try await database.query("SELECT 1")
         try await app(databaseURL: ScratchDatabase.baseURL!, database: database).test(.router) { client in
             try await client.execute(uri: "/readyz", method: .get) { response in

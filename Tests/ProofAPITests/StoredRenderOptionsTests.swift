@@ -66,7 +66,7 @@ struct StoredRenderOptionsHTTPTests {
 
                 // A proof stored while the defaults were different: rewrite its options as the superuser.
                 let url = try #require(harness.scratch.adminURL, "TEST_DATABASE_ADMIN_URL is needed to rewrite a stored proof")
-                let admin = PostgresClient(configuration: PostgresConfiguration(url: url, poolSize: 1))
+                let admin = PostgresClient(configuration: .forTests(url: url, poolSize: 1))
                 do {
                     try await admin.withTransaction { session in
                         try await session.execute("SET LOCAL session_replication_role = replica")

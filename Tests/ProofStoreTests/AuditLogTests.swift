@@ -285,7 +285,7 @@ struct AuditLogTests {
             }
             sql = ["ALTER TABLE audit_events DISABLE TRIGGER USER", "ALTER TABLE audit_chains DISABLE TRIGGER USER"] + sql
                 + ["ALTER TABLE audit_events ENABLE TRIGGER USER", "ALTER TABLE audit_chains ENABLE TRIGGER USER"]
-            let admin = PostgresClient(configuration: PostgresConfiguration(url: try #require(scratch.adminURL), poolSize: 1))
+            let admin = PostgresClient(configuration: .forTests(url: try #require(scratch.adminURL), poolSize: 1))
             do {
                 try await admin.withConnection { session in for statement in sql { try await session.execute(statement) } }
                 await admin.shutdown()
@@ -370,7 +370,7 @@ struct AuditLogTests {
             #expect(failure.kind == .checkpointMismatch && failure.seq == 5 && failure.chain == 0)
 
             // A v1 event may only sit in chain 0's old prefix: moved to another chain, it is named.
-            let admin = PostgresClient(configuration: PostgresConfiguration(url: try #require(scratch.adminURL), poolSize: 1))
+            let admin = PostgresClient(configuration: .forTests(url: try #require(scratch.adminURL), poolSize: 1))
             try await admin.withConnection { session in
                 try await session.execute("ALTER TABLE audit_events DISABLE TRIGGER USER")
                 try await session.execute("UPDATE audit_events SET chain = 3 WHERE seq = 2")

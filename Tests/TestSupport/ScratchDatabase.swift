@@ -32,7 +32,7 @@ public struct ScratchDatabase: Sendable {
     public static func create(prefix: String = "scratch", migrate: Bool = true) async throws -> ScratchDatabase {
         guard let baseURL else { throw PostgresError(.invalidConfiguration, message: unavailableReason) }
         let name = "\(prefix)_\(UInt64.random(in: 0...UInt64.max) % 1_000_000_000_000)".lowercased()
-        let maintenance = PostgresClient(configuration: PostgresConfiguration(url: replacingDatabase(in: baseURL, with: "postgres"), poolSize: 1))
+        let maintenance = PostgresClient(configuration: .forTests(url: replacingDatabase(in: baseURL, with: "postgres"), poolSize: 1))
         do {
             try await maintenance.query("CREATE DATABASE \(name)")
             await maintenance.shutdown()
@@ -57,13 +57,13 @@ public struct ScratchDatabase: Sendable {
 
     /// A new client on the scratch database (the caller shuts it down).
     public func client(poolSize: Int = 4) -> PostgresClient {
-        PostgresClient(configuration: PostgresConfiguration(url: url, poolSize: poolSize, acquireTimeout: .seconds(30)))
+        PostgresClient(configuration: .forTests(url: url, poolSize: poolSize))
     }
 
     /// Drops the database, disconnecting anyone still on it.
     public func drop() async {
         guard let baseURL = Self.baseURL else { return }
-        let maintenance = PostgresClient(configuration: PostgresConfiguration(url: Self.replacingDatabase(in: baseURL, with: "postgres"), poolSize: 1))
+        let maintenance = PostgresClient(configuration: .forTests(url: Self.replacingDatabase(in: baseURL, with: "postgres"), poolSize: 1))
         _ = try? await maintenance.query("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
         await maintenance.shutdown()
     }
