@@ -167,15 +167,11 @@ struct HostileInputTests {
             }
             try await harness.application(bodyLimit: 32 << 20, policy: Self.unlimited).test(.router) { client in
                 let reference = try await harness.createDelivery(client)
-                let start = ContinuousClock.now
                 let response = try await client.execute(uri: "/v1/deliveries/\(reference)/proof", method: .post,
                                                         headers: harness.headers(.courier), body: ByteBuffer(string: body))
-                let elapsed = ContinuousClock.now - start
                 #expect(response.status == .unprocessableContent)
-                // 15 MB of ink is over the engine's 8 MiB input limit before any point is counted.
-                #expect(["too_many_points", "input_too_large"].contains(response.problemCode ?? ""), "\(response.problemCode ?? "-")")
-                // The limit is enforced while scanning: far quicker than parsing a million points (debug build, busy machine).
-                #expect(elapsed < .seconds(20), "\(elapsed)")
+                // 15 MB of ink is over the engine's 8 MiB input limit: refused on its size, before any point is parsed.
+                #expect(response.problemCode == "input_too_large", "\(response.problemCode ?? "-")")
                 // Also as signature_pad and gzip-compressed.
                 let pad = "[" + (0..<1_000_000).map { i in #"{"x":\#(i % 500),"y":\#(i % 100),"time":\#(i)}"# }.prefix(60_000)
                     .joined(separator: ",") + "]"
