@@ -23,7 +23,7 @@ struct ConnectionLossTests {
     static func connected() throws -> (FakeDyingPostgres, PostgresConnection) {
         let server = try FakeDyingPostgres()
         Thread { server.acceptOne() }.start()
-        return (server, try PostgresConnection(url: server.url))
+        return (server, try PostgresConnection(url: server.url, connectTimeout: TestDatabase.connectTimeoutSeconds))
     }
 
     /// The error made from a libpq error result without a SQLSTATE on `connection`.
