@@ -57,23 +57,47 @@ public final class PostgresClient: Sendable {
     /// the first statement of `body`, and `COMMIT` goes together with whatever `body` left queued.
     ///
     /// `isolation` is an SQL isolation level such as `"SERIALIZABLE"` (default: the server's, READ COMMITTED).
-    public func withTransaction<T: Sendable>(isolation: String? = nil, _ body: (PostgresSession) async throws -> T) async throws -> T {
+    ///
+    /// With `retryingStalePlans`, a transaction that failed because a migration made one of its
+    /// prepared statements stale (``PostgresError/Kind/stalePreparedStatement``: a replica still
+    /// running while another migrates) runs again on the same connection, where that statement is
+    /// now prepared afresh; the server rolled the failed attempt back. Each failure drops one of the
+    /// connection's statements, so it ends. `body` must then be safe to run more than once: database
+    /// work only, nothing written elsewhere (an export that streams as it reads is not).
+    public func withTransaction<T: Sendable>(isolation: String? = nil, retryingStalePlans: Bool = false,
+                                             _ body: (PostgresSession) async throws -> T) async throws -> T {
         try await withConnection { session in
-            session.enqueue(isolation.map { "BEGIN ISOLATION LEVEL \($0)" } ?? "BEGIN")
-            do {
-                let value = try await body(session)
-                try await session.execute("COMMIT")
-                return value
-            } catch {
-                session.discardQueued()
-                // A failed statement pipelined before COMMIT leaves the transaction open and failed.
-                if session.connection.isInTransaction {
-                    do { try await session.execute("ROLLBACK") } catch {
-                        logger.warning("rollback failed", metadata: ["error": "\(error)"])
-                    }
+            var attempts = 1
+            while true {
+                do {
+                    return try await transaction(in: session, isolation: isolation, body)
+                } catch let error as PostgresError where retryingStalePlans && error.kind == .stalePreparedStatement
+                                                          && attempts <= PostgresConnection.preparedStatementLimit {
+                    attempts += 1
+                    logger.info("transaction ran again: a migration changed a table under a prepared statement",
+                                metadata: ["error": "\(error)"])
                 }
-                throw error
             }
+        }
+    }
+
+    /// One attempt of ``withTransaction(isolation:retryingStalePlans:_:)`` on `session`.
+    private func transaction<T: Sendable>(in session: PostgresSession, isolation: String?,
+                                          _ body: (PostgresSession) async throws -> T) async throws -> T {
+        session.enqueue(isolation.map { "BEGIN ISOLATION LEVEL \($0)" } ?? "BEGIN")
+        do {
+            let value = try await body(session)
+            try await session.execute("COMMIT")
+            return value
+        } catch {
+            session.discardQueued()
+            // A failed statement pipelined before COMMIT leaves the transaction open and failed.
+            if session.connection.isInTransaction {
+                do { try await session.execute("ROLLBACK") } catch {
+                    logger.warning("rollback failed", metadata: ["error": "\(error)"])
+                }
+            }
+            throw error
         }
     }
 

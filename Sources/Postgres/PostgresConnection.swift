@@ -100,8 +100,9 @@ public final class PostgresConnection: @unchecked Sendable {
     /// Statements without parameters (transaction control, scripts) always run unprepared.
     ///
     /// When a migration changed the result type of a prepared statement ("cached plan must not
-    /// change result type", 0A000), the statement is prepared again; outside a transaction it is
-    /// also run again at once (the failed attempt ran nothing), inside one the error is thrown.
+    /// change result type", 0A000), the statement is dropped; outside a transaction it is prepared
+    /// and run again at once (the failed attempt ran nothing), inside one the error is thrown as
+    /// ``PostgresError/Kind/stalePreparedStatement`` (see ``PostgresClient/withTransaction(isolation:retryingStalePlans:_:)``).
     @discardableResult
     public func query(_ sql: String, _ parameters: [any PostgresBindable] = []) throws(PostgresError) -> PostgresResult {
         try query(sql, BoundParameters(parameters), retryingStalePlan: true)
@@ -119,9 +120,16 @@ public final class PostgresConnection: @unchecked Sendable {
             return try checked(result)
         } catch where name != nil && error.sqlState == "0A000" {
             forgetPrepared(sql, types: bound.types, name: name!)
-            guard retryingStalePlan, isIdle else { throw error }
+            guard retryingStalePlan, isIdle else { throw Self.stale(error) }
             return try query(sql, bound, retryingStalePlan: false)
         }
+    }
+
+    /// `error` (a 0A000 from a prepared statement, which has just been dropped) as a stale statement.
+    private static func stale(_ error: PostgresError) -> PostgresError {
+        var stale = error
+        stale.kind = .stalePreparedStatement
+        return stale
     }
 
     /// Runs `statements` in order in one round trip (libpq's pipeline mode) and returns one result
@@ -169,10 +177,11 @@ public final class PostgresConnection: @unchecked Sendable {
             case PGRES_PIPELINE_ABORTED:  // skipped after an earlier failure
                 PQclear(result)
             default:
-                let error = PostgresError.from(result: result, connection: handle)
+                var error = PostgresError.from(result: result, connection: handle)
                 PQclear(result)
                 if let name = names[index], error.sqlState == "0A000" {
                     forgetPrepared(statements[index].sql, types: bound[index].types, name: name)
+                    error = Self.stale(error)
                 }
                 if firstError == nil { firstError = error }
             }

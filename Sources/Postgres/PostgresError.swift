@@ -29,6 +29,10 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         case queryCanceled
         /// SQLSTATE class 57 other than 57014 (e.g. the server is shutting down).
         case serverUnavailable
+        /// A statement prepared on this connection no longer fits the schema: a migration changed a
+        /// table under it (SQLSTATE 0A000, "cached plan must not change result type"). The
+        /// connection has dropped the statement, so the same work run again prepares it afresh.
+        case stalePreparedStatement
         /// Any other error the server reported for a statement.
         case queryFailed
         /// A value could not be decoded into the requested Swift type.
