@@ -31,7 +31,7 @@ public struct APIKeyRepository: Sendable {
         var random = SystemRandomNumberGenerator()
         let secret = (0..<32).map { _ in UInt8.random(in: 0...255, using: &random) }
         let token = Self.tokenPrefix + Self.base64URL(secret)
-        let key = try await database.withTransaction { session in
+        let key = try await database.withTransaction(retryingStalePlans: true) { session in
             let result = try await session.query("""
                 INSERT INTO api_keys (name, role, token_sha256) VALUES ($1, $2, $3)
                 RETURNING id, name, role, created_at, revoked_at
@@ -54,7 +54,7 @@ public struct APIKeyRepository: Sendable {
     /// The first revocation is committed with a `key_revoked` audit event on behalf of `origin`.
     @discardableResult
     public func revoke(id: UUID, origin: AuditOrigin = .cli) async throws -> Bool {
-        try await database.withTransaction { session in
+        try await database.withTransaction(retryingStalePlans: true) { session in
             // now() is the transaction's start time, so `revoked_at = now()` means "revoked by this statement".
             let result = try await session.query(
                 "UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING revoked_at = now()", [id])

@@ -49,7 +49,9 @@ actor AuditBatcher {
             queue.removeFirst(batch.count)
             let entries = batch.map(\.entry)
             do {
-                let events = try await database.withTransaction { session in try await AuditLog.append(entries, in: session) }
+                let events = try await database.withTransaction(retryingStalePlans: true) { session in
+                    try await AuditLog.append(entries, in: session)
+                }
                 for (waiter, event) in zip(batch, events) { waiter.continuation.resume(returning: event) }
             } catch {
                 for waiter in batch { waiter.continuation.resume(throwing: error) }

@@ -16,7 +16,7 @@ public struct AuditCheckpointStore: Sendable {
     /// A checkpoint of every chain's current head: the newest stored one when no head has moved
     /// since and it was signed by this key, else a new one, stored before it is returned.
     public func current() async throws -> AuditCheckpoint {
-        try await database.withTransaction { session in
+        try await database.withTransaction(retryingStalePlans: true) { session in
             let heads = try await Self.heads(in: session)
             if let latest = try await Self.latest(in: session), latest.version == 2, latest.heads == heads,
                latest.publicKey == key.publicKey.rawRepresentation {
@@ -30,7 +30,7 @@ public struct AuditCheckpointStore: Sendable {
 
     /// Stores a checkpoint signed elsewhere (e.g. for an export).
     public func store(_ checkpoint: AuditCheckpoint) async throws {
-        try await database.withTransaction { session in try await Self.store(checkpoint, in: session) }
+        try await database.withTransaction(retryingStalePlans: true) { session in try await Self.store(checkpoint, in: session) }
     }
 
     static func store(_ checkpoint: AuditCheckpoint, in session: PostgresSession) async throws {

@@ -51,7 +51,7 @@ public struct AuditVerifier: Sendable {
     /// given) and every head it signs must still be in its chain with the same hash — a head
     /// beyond the chain's end means its tail was removed.
     public func verify(trustedPublicKeys: [Ed25519PublicKey] = []) async throws -> AuditVerification {
-        try await database.withTransaction(isolation: "REPEATABLE READ, READ ONLY") { session in
+        try await database.withTransaction(isolation: "REPEATABLE READ, READ ONLY", retryingStalePlans: true) { session in
             let recorded = try await AuditCheckpointStore.heads(in: session)
             var walk = Walk(heads: Dictionary(uniqueKeysWithValues: recorded.map { ($0.chain, AuditChainHead.empty($0.chain)) }))
             var after: (Int64, AuditTimestamp) = (0, AuditTimestamp(micros: 0))  // every seq is >= 1

@@ -38,7 +38,7 @@ public struct DeliveryRepository: Sendable {
     /// committed with a `delivery_created` audit event (subject `delivery:<reference>`).
     public func create(_ draft: NewDelivery, by actor: Actor?, origin: AuditOrigin? = nil) async throws -> DeliveryCreation {
         let origin = origin ?? (actor.map { AuditOrigin(actor: $0) } ?? .system)
-        let inserted = try await database.withTransaction { session in
+        let inserted = try await database.withTransaction(retryingStalePlans: true) { session in
             let inserted = try await session.query("""
                 INSERT INTO deliveries (reference, recipient_name, address, destination_lat, destination_lon, created_by)
                 VALUES ($1, $2, $3, $4, $5, $6)

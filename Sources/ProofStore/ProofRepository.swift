@@ -68,7 +68,7 @@ public struct ProofRepository: Sendable {
                        idempotency: (apiKeyID: UUID, key: String, response: IdempotentResponse)? = nil,
                        origin: AuditOrigin = .system) async throws {
         do {
-            try await database.withTransaction { session in
+            try await database.withTransaction(retryingStalePlans: true) { session in
                 record(proof, reference: reference, idempotency: idempotency, in: session)
                 try await AuditLog.append(.proofRecorded, subject: "delivery:\(reference)",
                                           details: ["proof_id": proof.id.uuidString.lowercased(),

@@ -86,7 +86,7 @@ struct ExportCommand: AsyncParsableCommand {
     static func recordArchive(since: Date, until: Date, bundleSHA256: String, proofs: Int,
                               in database: PostgresClient) async throws -> AuditEvent {
         let (sinceText, untilText) = (RFC3339Timestamp.format(since), RFC3339Timestamp.format(until))
-        return try await database.withTransaction { session in
+        return try await database.withTransaction(retryingStalePlans: true) { session in
             try await AuditLog.append(.proofsArchived, subject: "archive:\(sinceText)/\(untilText)",
                                       details: ["since": sinceText, "until": untilText, "bundle_sha256": bundleSHA256,
                                                 "proof_count": String(proofs)], origin: .cli, in: session)
