@@ -12,19 +12,6 @@ import TestSupport
 
 @Suite("Audit log", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
 struct AuditTests {
-    /// Runs `body` with a superuser client on the harness's scratch database (tampering as someone with full access would).
-    static func asSuperuser(_ harness: APITestHarness, _ body: (PostgresClient) async throws -> Void) async throws {
-        let url = try #require(harness.scratch.adminURL, "TEST_DATABASE_ADMIN_URL is needed to tamper as the superuser")
-        let admin = PostgresClient(configuration: .forTests(url: url, poolSize: 1))
-        do {
-            try await body(admin)
-            await admin.shutdown()
-        } catch {
-            await admin.shutdown()
-            throw error
-        }
-    }
-
     static func verify(_ client: some TestClientProtocol, _ harness: APITestHarness) async throws -> [String: Any] {
         let response = try await client.execute(uri: "/v1/audit/verify", method: .get, headers: harness.headers(.auditor))
         #expect(response.status == .ok)
@@ -114,7 +101,7 @@ struct AuditTests {
                     "SELECT seq FROM audit_events WHERE action = 'proof_recorded' ORDER BY seq")
                 let firstSeq = try recorded.decode(Int.self, row: 0, column: 0), secondSeq = try recorded.decode(Int.self, row: 1, column: 0)
 
-                try await Self.asSuperuser(harness) { admin in try await Self.tamperProofs(admin, first: first, second: second, client, harness,
+                try await harness.scratch.asSuperuser { admin in try await Self.tamperProofs(admin, first: first, second: second, client, harness,
                                                                                            firstSeq: firstSeq, secondSeq: secondSeq, secondReference: secondReference) }
             }
         }
@@ -153,7 +140,7 @@ struct AuditTests {
             try await harness.application().test(.router) { client in
                 for _ in 0..<3 { try await harness.createDelivery(client) }
                 #expect(try await Self.verify(client, harness)["count"] as? Int == 7)
-                try await Self.asSuperuser(harness) { admin in try await Self.tamperChain(admin, client, harness) }
+                try await harness.scratch.asSuperuser { admin in try await Self.tamperChain(admin, client, harness) }
             }
         }
     }
@@ -259,7 +246,7 @@ struct AuditTests {
                 #expect(result["status"] as? String == "ok" && result["archived_proofs"] as? Int == 0, "nothing dropped yet: \(result)")
 
                 // The retention procedure drops the archived proofs (here: their rows, as the table owner would drop a month).
-                try await Self.asSuperuser(harness) { admin in
+                try await harness.scratch.asSuperuser { admin in
                     try await admin.withConnection { session in
                         try await session.execute("ALTER TABLE proofs DISABLE TRIGGER USER")
                         try await session.execute("""
@@ -274,7 +261,7 @@ struct AuditTests {
                 #expect(firstProof != thirdProof)
 
                 // A proof received outside every archived period is still reported missing.
-                try await Self.asSuperuser(harness) { admin in
+                try await harness.scratch.asSuperuser { admin in
                     try await admin.withConnection { session in
                         try await session.execute("ALTER TABLE proofs DISABLE TRIGGER USER")
                         try await session.execute("DELETE FROM proofs WHERE id = $1::uuid", [thirdProof])

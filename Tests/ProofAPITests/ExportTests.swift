@@ -82,7 +82,7 @@ struct ExportTests {
                     """, [Int16(chain), Int64(seq)])
                 let previousSeq = previous.rowCount == 0 ? 0 : try previous.decode(Int64.self, row: 0, column: 0)
                 let previousHash = previous.rowCount == 0 ? AuditEvent.genesisHash : try previous.decode([UInt8].self, row: 0, column: 1)
-                try await AuditTests.asSuperuser(harness) { admin in
+                try await harness.scratch.asSuperuser { admin in
                     try await admin.withConnection { session in
                         try await session.execute("ALTER TABLE audit_events DISABLE TRIGGER USER")
                         try await session.execute("DELETE FROM audit_events WHERE seq >= $1", [Int64(seq)])
@@ -94,7 +94,7 @@ struct ExportTests {
                 #expect(result["kind"] as? String == "head_mismatch")
                 #expect(result["chain"] as? Int == chain)
                 // Rewinding the head too leaves a chain that is a valid prefix of the real one: only the checkpoint tells.
-                try await AuditTests.asSuperuser(harness) { admin in
+                try await harness.scratch.asSuperuser { admin in
                     try await admin.withConnection { session in
                         try await session.execute("ALTER TABLE audit_chains DISABLE TRIGGER USER")
                         try await session.execute("UPDATE audit_chains SET head_seq = $1, head_hash = $2 WHERE chain = $3::smallint",

@@ -65,9 +65,7 @@ struct StoredRenderOptionsHTTPTests {
                 let pngBefore = try await client.execute(uri: base + "/signature.png?width=300", method: .get, headers: harness.headers(.auditor))
 
                 // A proof stored while the defaults were different: rewrite its options as the superuser.
-                let url = try #require(harness.scratch.adminURL, "TEST_DATABASE_ADMIN_URL is needed to rewrite a stored proof")
-                let admin = PostgresClient(configuration: .forTests(url: url, poolSize: 1))
-                do {
+                try await harness.scratch.asSuperuser { admin in
                     try await admin.withTransaction { session in
                         try await session.execute("SET LOCAL session_replication_role = replica")
                         try await session.execute("""
@@ -75,10 +73,6 @@ struct StoredRenderOptionsHTTPTests {
                             WHERE delivery_id = (SELECT id FROM deliveries WHERE reference = $1)
                             """, [reference])
                     }
-                    await admin.shutdown()
-                } catch {
-                    await admin.shutdown()
-                    throw error
                 }
 
                 let svgAfter = String(decoding: try await client.execute(uri: base + "/signature.svg", method: .get,

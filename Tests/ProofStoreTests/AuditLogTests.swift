@@ -285,13 +285,8 @@ struct AuditLogTests {
             }
             sql = ["ALTER TABLE audit_events DISABLE TRIGGER USER", "ALTER TABLE audit_chains DISABLE TRIGGER USER"] + sql
                 + ["ALTER TABLE audit_events ENABLE TRIGGER USER", "ALTER TABLE audit_chains ENABLE TRIGGER USER"]
-            let admin = PostgresClient(configuration: .forTests(url: try #require(scratch.adminURL), poolSize: 1))
-            do {
+            try await scratch.asSuperuser { admin in
                 try await admin.withConnection { session in for statement in sql { try await session.execute(statement) } }
-                await admin.shutdown()
-            } catch {
-                await admin.shutdown()
-                throw error
             }
             let result = try await AuditVerifier(database: database, pageSize: 7).verify()
             guard case .broken(let failure) = result else { Issue.record("\(tamper.name): not detected"); return }
@@ -370,13 +365,13 @@ struct AuditLogTests {
             #expect(failure.kind == .checkpointMismatch && failure.seq == 5 && failure.chain == 0)
 
             // A v1 event may only sit in chain 0's old prefix: moved to another chain, it is named.
-            let admin = PostgresClient(configuration: .forTests(url: try #require(scratch.adminURL), poolSize: 1))
-            try await admin.withConnection { session in
-                try await session.execute("ALTER TABLE audit_events DISABLE TRIGGER USER")
-                try await session.execute("UPDATE audit_events SET chain = 3 WHERE seq = 2")
-                try await session.execute("ALTER TABLE audit_events ENABLE TRIGGER USER")
+            try await scratch.asSuperuser { admin in
+                try await admin.withConnection { session in
+                    try await session.execute("ALTER TABLE audit_events DISABLE TRIGGER USER")
+                    try await session.execute("UPDATE audit_events SET chain = 3 WHERE seq = 2")
+                    try await session.execute("ALTER TABLE audit_events ENABLE TRIGGER USER")
+                }
             }
-            await admin.shutdown()
             result = try await AuditVerifier(database: database).verify()
             guard case .broken(let moved) = result else { Issue.record("moved v1 event not found"); throw CancellationError() }
             #expect(moved.kind == .encodingInvalid && moved.seq == 2)

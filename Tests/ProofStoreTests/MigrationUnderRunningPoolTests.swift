@@ -26,16 +26,11 @@ struct MigrationUnderRunningPoolTests {
 
             // The migration, from another session: binary-coercible type changes (no rewrite) of columns that the
             // audit append's chain lock and the key insert return.
-            let admin = PostgresClient(configuration: .forTests(url: try #require(scratch.adminURL), poolSize: 1))
-            do {
+            try await scratch.asSuperuser { admin in
                 _ = try await admin.query("CREATE DOMAIN stale_test_hash AS bytea")
                 _ = try await admin.query("ALTER TABLE audit_chains ALTER COLUMN head_hash TYPE stale_test_hash")
                 _ = try await admin.query("CREATE DOMAIN stale_test_name AS text")
                 _ = try await admin.query("ALTER TABLE api_keys ALTER COLUMN name TYPE stale_test_name")
-                await admin.shutdown()
-            } catch {
-                await admin.shutdown()
-                throw error
             }
 
             // Each transaction runs again with its statements prepared afresh, instead of failing once per statement.

@@ -60,6 +60,23 @@ public struct ScratchDatabase: Sendable {
         PostgresClient(configuration: .forTests(url: url, poolSize: poolSize))
     }
 
+    /// Runs `body` with a one-connection superuser client on this database (tampering, or a migration from another
+    /// session, as someone with full access would), and shuts the client down whether `body` returned or threw.
+    public func asSuperuser<T: Sendable>(_ body: (PostgresClient) async throws -> T) async throws -> T {
+        guard let adminURL else {
+            throw PostgresError(.invalidConfiguration, message: "TEST_DATABASE_ADMIN_URL is needed to act as the superuser")
+        }
+        let admin = PostgresClient(configuration: .forTests(url: adminURL, poolSize: 1))
+        do {
+            let value = try await body(admin)
+            await admin.shutdown()
+            return value
+        } catch {
+            await admin.shutdown()
+            throw error
+        }
+    }
+
     /// Drops the database, disconnecting anyone still on it.
     public func drop() async {
         guard let baseURL = Self.baseURL else { return }
