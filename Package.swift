@@ -118,7 +118,7 @@ let package = Package(
         .testTarget(name: "RasterTests", dependencies: ["Raster"], swiftSettings: strict),
         .testTarget(name: "PNGTests", dependencies: ["PNG", "CZlib"], swiftSettings: strict),
         .testTarget(name: "SignatureRenderTests", dependencies: ["SignatureRender", "SignatureKit", "Raster", "PNG"], swiftSettings: strict),
-        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "CLibPQ"], swiftSettings: strict),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "CLibPQ", "TestSupport"], swiftSettings: strict),
         .target(name: "TestSupport", dependencies: ["Postgres", "ProofStore"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "ProofStoreTests", dependencies: ["ProofStore", "Postgres", "TestSupport", "Cryptography"], swiftSettings: strict),
         .testTarget(

@@ -5,6 +5,7 @@ import Glibc
 #endif
 @testable import Postgres
 import Testing
+import TestSupport
 
 /// How a failure is classified when libpq reports its own error (no SQLSTATE) while the connection
 /// status still says OK. Found by the reliability crash test (docs/reliability.md): during an
@@ -23,7 +24,7 @@ struct ConnectionLossTests {
     static func connected() throws -> (FakeDyingPostgres, PostgresConnection) {
         let server = try FakeDyingPostgres()
         Thread { server.acceptOne() }.start()
-        return (server, try PostgresConnection(url: server.url, connectTimeout: TestDatabase.connectTimeoutSeconds))
+        return (server, try PostgresConnection(url: server.url, connectTimeout: PostgresConfiguration.testConnectTimeoutSeconds))
     }
 
     /// The error made from a libpq error result without a SQLSTATE on `connection`.

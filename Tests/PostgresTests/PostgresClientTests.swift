@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Testing
+import TestSupport
 
 @Suite("PostgreSQL client and pool", .enabled(if: TestDatabase.isConfigured, TestDatabase.skipReason))
 struct PostgresClientTests {
@@ -130,7 +131,7 @@ struct PostgresClientTests {
         let socketDirectory = try #require(ProcessInfo.processInfo.environment["TEST_DATABASE_SOCKET_DIR"])
         let encodedHost = socketDirectory.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
         let url = "postgres://\(tcp.user!)@\(encodedHost):\(tcp.port!)\(tcp.path)"
-        let client = PostgresClient(configuration: PostgresConfiguration(url: url, poolSize: 1, connectTimeoutSeconds: TestDatabase.connectTimeoutSeconds))
+        let client = PostgresClient(configuration: .forTests(url: url, poolSize: 1))
         let address = try await client.query("SELECT coalesce(inet_client_addr()::text, 'unix')").decode(String.self, row: 0, column: 0)
         await client.shutdown()
         #expect(address == "unix")

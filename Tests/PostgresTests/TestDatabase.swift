@@ -4,6 +4,7 @@ import Glibc
 #endif
 import Postgres
 import Testing
+import TestSupport
 
 /// Where the test PostgreSQL is: `make test` exports these; without them database tests are skipped.
 enum TestDatabase {
@@ -22,20 +23,13 @@ enum TestDatabase {
         "\(prefix)_\(UInt32.random(in: 0...UInt32.max))"
     }
 
-    /// Seconds a test may wait for the server to accept one connection. `make test` runs every suite at once on two cores,
-    /// and a connection has taken longer than the service's 3-second default to be accepted; these tests are about
-    /// behaviour, not connect latency. (TestSupport's `PostgresConfiguration.testConnectTimeoutSeconds` is the same for the
-    /// suites above this module.)
-    static let connectTimeoutSeconds = 30
-
     static func client(poolSize: Int = 4, acquireTimeout: Duration = .seconds(10)) -> PostgresClient {
-        PostgresClient(configuration: PostgresConfiguration(url: url!, poolSize: poolSize, acquireTimeout: acquireTimeout,
-                                                            connectTimeoutSeconds: connectTimeoutSeconds))
+        PostgresClient(configuration: .forTests(url: url!, poolSize: poolSize, acquireTimeout: acquireTimeout))
     }
 
     /// A new connection to the test database (the caller owns it).
     static func connect() throws -> PostgresConnection {
-        try PostgresConnection(url: url!, connectTimeout: connectTimeoutSeconds)
+        try PostgresConnection(url: url!, connectTimeout: PostgresConfiguration.testConnectTimeoutSeconds)
     }
 
     /// Runs `body` with a fresh client and always shuts the client down afterwards.
