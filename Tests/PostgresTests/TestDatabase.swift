@@ -35,15 +35,7 @@ enum TestDatabase {
     /// Runs `body` with a fresh client and always shuts the client down afterwards.
     static func withClient<T>(poolSize: Int = 4, acquireTimeout: Duration = .seconds(10),
                               _ body: (PostgresClient) async throws -> T) async throws -> T {
-        let client = client(poolSize: poolSize, acquireTimeout: acquireTimeout)
-        do {
-            let value = try await body(client)
-            await client.shutdown()
-            return value
-        } catch {
-            await client.shutdown()
-            throw error
-        }
+        try await PostgresClient.withClient(.forTests(url: url!, poolSize: poolSize, acquireTimeout: acquireTimeout), body)
     }
 
     /// Runs `scripts/pg.sh ARGS` to completion (posix_spawn + waitpid: Foundation's `Process`

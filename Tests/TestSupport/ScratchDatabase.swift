@@ -32,24 +32,14 @@ public struct ScratchDatabase: Sendable {
     public static func create(prefix: String = "scratch", migrate: Bool = true) async throws -> ScratchDatabase {
         guard let baseURL else { throw PostgresError(.invalidConfiguration, message: unavailableReason) }
         let name = "\(prefix)_\(UInt64.random(in: 0...UInt64.max) % 1_000_000_000_000)".lowercased()
-        let maintenance = PostgresClient(configuration: .forTests(url: replacingDatabase(in: baseURL, with: "postgres"), poolSize: 1))
-        do {
+        try await PostgresClient.withClient(.forTests(url: replacingDatabase(in: baseURL, with: "postgres"), poolSize: 1)) { maintenance in
             try await maintenance.query("CREATE DATABASE \(name)")
-            await maintenance.shutdown()
-        } catch {
-            await maintenance.shutdown()
-            throw error
         }
         let scratch = ScratchDatabase(url: replacingDatabase(in: baseURL, with: name),
                                       adminURL: baseAdminURL.map { replacingDatabase(in: $0, with: name) }, name: name)
         if migrate {
-            let client = scratch.client(poolSize: 1)
-            do {
+            try await PostgresClient.withClient(.forTests(url: scratch.url, poolSize: 1)) { client in
                 try await MigrationRunner(client: client).migrate(try Migration.load(from: migrationsDirectory))
-                await client.shutdown()
-            } catch {
-                await client.shutdown()
-                throw error
             }
         }
         return scratch
@@ -66,15 +56,7 @@ public struct ScratchDatabase: Sendable {
         guard let adminURL else {
             throw PostgresError(.invalidConfiguration, message: "TEST_DATABASE_ADMIN_URL is needed to act as the superuser")
         }
-        let admin = PostgresClient(configuration: .forTests(url: adminURL, poolSize: 1))
-        do {
-            let value = try await body(admin)
-            await admin.shutdown()
-            return value
-        } catch {
-            await admin.shutdown()
-            throw error
-        }
+        return try await PostgresClient.withClient(.forTests(url: adminURL, poolSize: 1), body)
     }
 
     /// Drops the database, disconnecting anyone still on it.
