@@ -60,12 +60,13 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // MARK: gzip request bodies through zlib
+        // MARK: gzip and ZIP through zlib
         .systemLibrary(
             name: "CZlib",
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        .target(name: "Archive", dependencies: ["CZlib"], swiftSettings: strict),
 
         // MARK: Hashing through OpenSSL's libcrypto (libpq already loads it)
         .systemLibrary(
@@ -85,10 +86,21 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Use cases between HTTP and storage: intake, reads, exports, verification, configuration.
+        .target(
+            name: "ProofService",
+            dependencies: [
+                "ProofStore", "Postgres", "SignatureKit", "SignatureRender", "Archive", "Cryptography",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
+        // HTTP only: routes, middleware, request/response mapping, problem+json.
         .target(
             name: "ProofAPI",
             dependencies: [
-                "ProofStore", "Postgres", "SignatureKit", "SignatureRender", "PNG", "CZlib",
+                "ProofService", "ProofStore", "Postgres", "SignatureKit", "SignatureRender", "Archive",
                 "Cryptography",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -101,7 +113,7 @@ let package = Package(
         .executableTarget(
             name: "countersign",
             dependencies: [
-                "ProofAPI", "ProofStore", "Postgres", "SignatureKit", "SignatureRender",
+                "ProofAPI", "ProofService", "ProofStore", "Postgres", "SignatureKit", "SignatureRender",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -124,7 +136,8 @@ let package = Package(
         .testTarget(
             name: "ProofAPITests",
             dependencies: [
-                "ProofAPI", "ProofStore", "Postgres", "TestSupport", "Cryptography", "SignatureKit", "SignatureRender", "PNG", "CZlib",
+                "ProofAPI", "ProofService", "ProofStore", "Postgres", "TestSupport", "Cryptography", "SignatureKit", "SignatureRender",
+                "PNG", "CZlib", "Archive",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],

@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import Postgres
+import ProofService
 import ProofStore
 
 /// The `/v1` API: deliveries and their proofs, behind API-key authentication.

@@ -1,4 +1,5 @@
 import Foundation
+import ProofService
 import ProofStore
 
 /// The JSON form of an audit event, with every field the hash covers (see `docs/audit.md`):

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Postgres
+import ProofService
 import ProofStore
 
 /// `GET /v1/audit/events` (filtered, keyset-paged by seq) and `GET /v1/audit/verify`; auditor and admin only.

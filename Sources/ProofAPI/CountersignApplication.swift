@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import Postgres
+import ProofService
 import ProofStore
 import ServiceLifecycle
 

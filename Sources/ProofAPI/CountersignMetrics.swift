@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Postgres
 import Prometheus
+import ProofService
 import ProofStore
 import SignatureRender
 import Synchronization

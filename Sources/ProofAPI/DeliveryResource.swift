@@ -1,4 +1,5 @@
 import Foundation
+import ProofService
 import ProofStore
 
 /// The JSON form of a delivery (`GET /v1/deliveries/{reference}` and listings).
@@ -33,7 +34,7 @@ struct DeliveryResource: Encodable {
     }
 
     /// `/v1/deliveries/{reference}`.
-    static func path(_ reference: String) -> String { "/v1/deliveries/\(reference)" }
+    static func path(_ reference: String) -> String { ProofLinks.deliveryPath(reference) }
 }
 
 /// The proof summary inside a delivery.
@@ -57,23 +58,4 @@ struct ProofSummaryResource: Encodable {
         try c.encode(summary.flags, forKey: .flags)
         try c.encode(ProofLinks(reference: reference), forKey: .links)
     }
-}
-
-/// Links to a proof's representations.
-struct ProofLinks: Encodable {
-    var metadata: String
-    var png: String
-    var svg: String
-    var points: String
-
-    init(reference: String) {
-        let base = DeliveryResource.path(reference) + "/proof"
-        metadata = base
-        png = base + "/signature.png"
-        svg = base + "/signature.svg"
-        points = base + "/points"
-    }
-
-    /// Distances are reported to the centimetre.
-    static func roundMeters(_ value: Double) -> Double { (value * 100).rounded() / 100 }
 }

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Postgres
+import ProofService
 import ProofStore
 
 /// `POST /v1/deliveries`, `GET /v1/deliveries/{reference}` and `GET /v1/deliveries` (search).

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Postgres
+import ProofService
 import ProofStore
 
 /// `GET /v1/exports/proofs?since=&until=&format=zip|ndjson|csv` (auditor, admin): the proofs

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import ProofService
 
 /// The query parameters every keyset-paged list shares — `since`, `until`, `limit`, `cursor` —
 /// with the field errors found so far and the `next` link of a page.

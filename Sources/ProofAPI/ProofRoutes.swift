@@ -1,9 +1,11 @@
+import Archive
 import Cryptography
 import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
 import Postgres
+import ProofService
 import ProofStore
 import SignatureKit
 import SignatureRender

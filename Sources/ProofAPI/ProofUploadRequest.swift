@@ -1,4 +1,5 @@
 import Foundation
+import ProofService
 import ProofStore
 import SignatureKit
 

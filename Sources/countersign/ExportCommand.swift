@@ -2,7 +2,7 @@ import ArgumentParser
 import Cryptography
 import Foundation
 import Postgres
-import ProofAPI
+import ProofService
 import ProofStore
 
 /// `countersign export --since --until -o FILE.zip`: the same bundle as `GET /v1/exports/proofs`,

@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import Postgres
-import ProofAPI
+import ProofService
 import ProofStore
 
 /// `countersign keys create|list|revoke`: manage API keys. The token is printed once, at creation;

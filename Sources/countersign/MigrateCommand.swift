@@ -2,7 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import Postgres
-import ProofAPI
+import ProofService
 import ProofStore
 
 /// `countersign migrate`: apply pending SQL migrations.

@@ -6,6 +6,7 @@ import Metrics
 import Postgres
 import Prometheus
 import ProofAPI
+import ProofService
 import ProofStore
 
 /// `countersign serve`: the HTTP service.

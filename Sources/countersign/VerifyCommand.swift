@@ -2,7 +2,7 @@ import ArgumentParser
 import Cryptography
 import Foundation
 import Postgres
-import ProofAPI
+import ProofService
 import ProofStore
 
 /// `countersign verify --database` walks the audit chains in the database, recomputes every hash,

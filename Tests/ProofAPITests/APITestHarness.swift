@@ -8,6 +8,7 @@ import Logging
 import NIOCore
 import Postgres
 import ProofAPI
+import ProofService
 import ProofStore
 import TestSupport
 

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Logging
 import Postgres
 @testable import ProofAPI
+import ProofService
 import ProofStore
 import TestSupport
 import Testing

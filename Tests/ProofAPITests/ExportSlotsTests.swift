@@ -1,4 +1,5 @@
 import HummingbirdTesting
+import ProofService
 import Testing
 import TestSupport
 @testable import ProofAPI

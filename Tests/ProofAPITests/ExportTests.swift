@@ -1,3 +1,4 @@
+import Archive
 import Cryptography
 import Foundation
 import HTTPTypes
@@ -6,6 +7,7 @@ import HummingbirdTesting
 import NIOCore
 import Postgres
 @testable import ProofAPI
+import ProofService
 import ProofStore
 import Testing
 import TestSupport

@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Logging
 import Postgres
 import ProofAPI
+import ProofService
 import Testing
 import TestSupport
 

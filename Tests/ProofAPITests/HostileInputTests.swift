@@ -5,6 +5,7 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import ProofAPI
+import ProofService
 import ProofStore
 import Testing
 import TestSupport

@@ -6,6 +6,7 @@ import Logging
 import NIOCore
 import Postgres
 import ProofAPI
+import ProofService
 import ProofStore
 import Testing
 import TestSupport

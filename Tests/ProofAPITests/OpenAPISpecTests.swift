@@ -4,6 +4,7 @@ import HummingbirdTesting
 import Logging
 import Postgres
 import ProofAPI
+import ProofService
 import Testing
 
 @Suite("OpenAPI document")

@@ -6,6 +6,7 @@ import HummingbirdTesting
 import NIOCore
 import Postgres
 import ProofAPI
+import ProofService
 import ProofStore
 import SignatureKit
 import SignatureRender

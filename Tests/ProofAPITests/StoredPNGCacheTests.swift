@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import ProofService
 import ProofStore
 import Testing
 import TestSupport

@@ -1,4 +1,5 @@
 import Foundation
+import ProofService
 import Testing
 @testable import ProofAPI
 

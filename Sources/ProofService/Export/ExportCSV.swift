@@ -5,17 +5,17 @@ import ProofStore
 /// quoted, quotes doubled). Text cells starting with `=`, `+`, `-`, `@`, tab or CR are prefixed with
 /// `'` so a spreadsheet shows them instead of running them as formulas (OWASP "CSV injection");
 /// numeric columns are written by us and never neutralised.
-enum ExportCSV {
-    static let columns = [
+public enum ExportCSV {
+    public static let columns = [
         "proof_id", "reference", "recipient_name", "address", "signer_name", "captured_at", "received_at",
         "location_lat", "location_lon", "location_accuracy_m", "distance_to_destination_m", "flags",
         "device_id", "device_model", "device_os", "device_app", "ink_format", "point_count", "stroke_count",
         "points_sha256", "png_sha256", "uploaded_by_key_id", "uploaded_by_name",
     ]
 
-    static var header: String { columns.joined(separator: ",") + "\r\n" }
+    public static var header: String { columns.joined(separator: ",") + "\r\n" }
 
-    static func row(_ proof: ExportedProof) -> String {
+    public static func row(_ proof: ExportedProof) -> String {
         let m = proof.metadata
         func number(_ value: Double?) -> String { value.map { String($0) } ?? "" }
         let cells: [String] = [
@@ -31,13 +31,13 @@ enum ExportCSV {
     }
 
     /// A text cell with formula-starting characters neutralised.
-    static func text(_ value: String) -> String {
+    public static func text(_ value: String) -> String {
         guard let first = value.unicodeScalars.first, "=+-@\t\r".unicodeScalars.contains(first) else { return value }
         return "'" + value
     }
 
     /// RFC 4180 quoting where needed.
-    static func quoted(_ cell: String) -> String {
+    public static func quoted(_ cell: String) -> String {
         guard cell.contains(where: { $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" || $0 == "\r\n" }) else { return cell }
         return "\"" + cell.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }

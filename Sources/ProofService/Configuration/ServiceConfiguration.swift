@@ -110,5 +110,12 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
     /// What is accepted.
     public var expected: String
 
+    /// Creates the error for `variable` set to `value`, which is not what `expected` describes.
+    public init(variable: String, value: String, expected: String) {
+        self.variable = variable
+        self.value = value
+        self.expected = expected
+    }
+
     public var description: String { "\(variable)=\(value) is invalid: expected \(expected)" }
 }

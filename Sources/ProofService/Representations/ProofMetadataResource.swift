@@ -2,13 +2,13 @@ import Foundation
 import ProofStore
 
 /// The JSON of `GET /v1/deliveries/{reference}/proof`.
-enum ProofMetadataResource {
-    static func encode(_ proof: ProofMetadata) throws -> [UInt8] {
+public enum ProofMetadataResource {
+    public static func encode(_ proof: ProofMetadata) throws -> [UInt8] {
         Array(try JSONSerialization.data(withJSONObject: object(proof), options: [.sortedKeys, .withoutEscapingSlashes]))
     }
 
     /// The resource as a JSON object (also the `proof` member of an export's `metadata.json`).
-    static func object(_ proof: ProofMetadata) -> [String: Any] {
+    public static func object(_ proof: ProofMetadata) -> [String: Any] {
         var object: [String: Any] = [:]
         object["proof_id"] = proof.id.uuidString.lowercased()
         object["reference"] = proof.deliveryReference

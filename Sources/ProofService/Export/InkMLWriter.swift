@@ -3,8 +3,8 @@ import SignatureKit
 
 /// Writes an ``InkDocument`` as W3C InkML: X, Y and T (milliseconds) channels, plus F (pressure)
 /// when every point has one. Coordinates are canvas units; the canvas is recorded in an annotation.
-enum InkMLWriter {
-    static func inkml(_ document: InkDocument) -> [UInt8] {
+public enum InkMLWriter {
+    public static func inkml(_ document: InkDocument) -> [UInt8] {
         let withPressure = document.strokes.allSatisfy { $0.points.allSatisfy { $0.pressure != nil } } && document.pointCount > 0
         var out = """
             <?xml version="1.0" encoding="UTF-8"?>
@@ -30,7 +30,7 @@ enum InkMLWriter {
         return Array(out.utf8)
     }
 
-    static func format(_ value: Double) -> String {
+    public static func format(_ value: Double) -> String {
         if value == value.rounded() && abs(value) < 1e15 { return String(Int64(value)) }
         var text = String(format: "%.4f", value)
         while text.hasSuffix("0") { text.removeLast() }

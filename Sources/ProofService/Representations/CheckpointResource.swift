@@ -8,23 +8,23 @@ import ProofStore
 /// Version 2: `{"version":2,"seq":<highest head_seq>,"chains":[{"chain","head_seq","head_hash"},…],
 /// "signed_at","signed_at_us","algorithm","public_key","signature"}`. Version 1 (before the chains;
 /// `version` absent in bundles made then): `seq` and `head_hash` instead of `chains`.
-struct CheckpointResource: Codable, Equatable {
-    var version: Int
-    var seq: Int64
-    var headHash: String?
-    var chains: [ChainHeadResource]?
-    var signedAt: String
-    var signedAtUs: Int64
-    var algorithm: String
-    var publicKey: String
-    var signature: String
+public struct CheckpointResource: Codable, Equatable {
+    public var version: Int
+    public var seq: Int64
+    public var headHash: String?
+    public var chains: [ChainHeadResource]?
+    public var signedAt: String
+    public var signedAtUs: Int64
+    public var algorithm: String
+    public var publicKey: String
+    public var signature: String
 
     enum CodingKeys: String, CodingKey {
         case version, seq, chains, algorithm, signature
         case headHash = "head_hash", signedAt = "signed_at", signedAtUs = "signed_at_us", publicKey = "public_key"
     }
 
-    init(_ checkpoint: AuditCheckpoint) {
+    public init(_ checkpoint: AuditCheckpoint) {
         version = checkpoint.version
         seq = checkpoint.seq
         headHash = checkpoint.version == 1 ? checkpoint.headHash.hexString : nil
@@ -36,7 +36,7 @@ struct CheckpointResource: Codable, Equatable {
         signature = checkpoint.signature.hexString
     }
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         version = try c.decodeIfPresent(Int.self, forKey: .version) ?? 1
         seq = try c.decode(Int64.self, forKey: .seq)
@@ -51,7 +51,7 @@ struct CheckpointResource: Codable, Equatable {
 
     /// The checkpoint these fields describe, if they are well-formed: hex of the right lengths and,
     /// for version 2, at least one chain, in strictly ascending order, whose highest head is `seq`.
-    var checkpoint: AuditCheckpoint? {
+    public var checkpoint: AuditCheckpoint? {
         guard let key = Hex.decode(publicKey), let signature = Hex.decode(signature) else { return nil }
         switch version {
         case 1:

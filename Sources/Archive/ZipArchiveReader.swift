@@ -4,28 +4,28 @@ import Foundation
 /// Reads the ZIP archives ``ZipArchiveWriter`` makes (stored or deflated entries, ZIP64 when
 /// present) for offline verification. Every offset and length is bounds-checked: a damaged or
 /// hostile archive gives a ``Failure``, never a crash.
-struct ZipArchiveReader {
+public struct ZipArchiveReader: Sendable {
     /// Why an archive or one of its entries cannot be read.
-    struct Failure: Error, CustomStringConvertible, Equatable {
-        var message: String
-        var description: String { message }
+    public struct Failure: Error, CustomStringConvertible, Equatable {
+        public var message: String
+        public var description: String { message }
     }
 
-    struct Entry {
-        var name: String
-        var method: UInt16
-        var crc: UInt32
-        var compressedSize: UInt64
-        var size: UInt64
-        var localHeaderOffset: UInt64
+    public struct Entry: Sendable {
+        public var name: String
+        public var method: UInt16
+        public var crc: UInt32
+        public var compressedSize: UInt64
+        public var size: UInt64
+        public var localHeaderOffset: UInt64
     }
 
-    let bytes: [UInt8]
+    public let bytes: [UInt8]
     /// The entries in central-directory order.
-    private(set) var entries: [Entry] = []
+    public private(set) var entries: [Entry] = []
 
     /// Parses the central directory of `bytes`.
-    init(_ bytes: [UInt8]) throws(Failure) {
+    public init(_ bytes: [UInt8]) throws(Failure) {
         self.bytes = bytes
         guard bytes.count >= 22 else { throw Failure(message: "not a ZIP archive (too short)") }
         var end = -1
@@ -79,7 +79,7 @@ struct ZipArchiveReader {
     }
 
     /// The uncompressed contents of `entry`, checked against its CRC-32 (at most `limit` bytes).
-    func contents(of entry: Entry, limit: Int = 512 << 20) throws(Failure) -> [UInt8] {
+    public func contents(of entry: Entry, limit: Int = 512 << 20) throws(Failure) -> [UInt8] {
         let header = Int(clamping: entry.localHeaderOffset)
         guard header + 30 <= bytes.count, u32(header) == 0x0403_4b50 else { throw Failure(message: "damaged local header") }
         let start = header + 30 + Int(u16(header + 26)) + Int(u16(header + 28))

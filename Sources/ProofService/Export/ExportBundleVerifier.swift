@@ -1,3 +1,4 @@
+import Archive
 import Cryptography
 import Foundation
 import ProofStore

@@ -6,8 +6,9 @@ import Foundation
 /// central directory. Only the central directory's records (about 100 bytes per file) are kept.
 /// Entries are stored or raw-deflated; names are UTF-8 (flag bit 11). ZIP64 records are written
 /// only when the archive needs them (more than 65,535 entries, or offsets past 4 GiB).
-struct ZipArchiveWriter {
-    struct Entry {
+public struct ZipArchiveWriter: Sendable {
+    /// One file's central-directory record.
+    public struct Entry: Sendable {
         var name: [UInt8]
         var crc: UInt32
         var compressedSize: UInt64
@@ -18,11 +19,14 @@ struct ZipArchiveWriter {
         var dosDate: UInt16
     }
 
-    private(set) var entries: [Entry] = []
-    private(set) var offset: UInt64 = 0
+    public private(set) var entries: [Entry] = []
+    public private(set) var offset: UInt64 = 0
+
+    /// An empty archive.
+    public init() {}
 
     /// The local header and data of one file.
-    mutating func add(_ name: String, contents: [UInt8], modified: Date, compress: Bool) -> [UInt8] {
+    public mutating func add(_ name: String, contents: [UInt8], modified: Date, compress: Bool) -> [UInt8] {
         let crc = contents.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, UInt32($0.count))) }
         var data = contents
         var method: UInt16 = 0
@@ -54,7 +58,7 @@ struct ZipArchiveWriter {
     }
 
     /// The central directory and end records; the archive is complete after these bytes.
-    func finish() -> [UInt8] {
+    public func finish() -> [UInt8] {
         var out: [UInt8] = []
         let directoryStart = offset
         for entry in entries {
