@@ -86,13 +86,11 @@ struct ServeCommand: AsyncParsableCommand {
                            logger: Logger(label: "countersign.postgres.read"))
         }
         if readDatabase != nil { logger.info("delivery searches and audit listings read from DATABASE_READ_URL") }
+        let maintenance = PartitionMaintenanceService(
+            partitions, firstRunAfter: partitionsReady ? PartitionMaintenance.interval : PartitionMaintenance.retryInterval)
         let app = CountersignApplication.make(configuration: configuration, database: database, logger: logger, metrics: metrics,
-                                              checkpointKeys: checkpointKeys, readDatabase: readDatabase)
+                                              checkpointKeys: checkpointKeys, readDatabase: readDatabase, services: [maintenance])
         logger.info("countersign listening", metadata: ["url": "http://\(configuration.host):\(configuration.port)"])
-        let maintenance = Task {
-            await partitions.runPeriodically(firstRunAfter: partitionsReady ? PartitionMaintenance.interval : PartitionMaintenance.retryInterval)
-        }
-        defer { maintenance.cancel() }
         try await app.runService()
     }
 }

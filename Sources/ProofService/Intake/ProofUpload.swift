@@ -1,5 +1,4 @@
 import Foundation
-import ProofService
 import ProofStore
 import SignatureKit
 
@@ -8,14 +7,14 @@ import SignatureKit
 /// The signature's points never go through Foundation's `JSONDecoder`: the `"ink"` or
 /// `"signature_pad"` member is located with ``JSONMemberLocator``, handed to ``InkParser`` as a
 /// byte slice, and blanked out (as `0`) before the small envelope is decoded.
-struct ProofUploadRequest: Sendable {
-    var signerName: String
-    var capturedAt: RFC3339Timestamp
-    var location: CaptureLocation?
-    var device: DeviceFacts
+public struct ProofUpload: Sendable {
+    public var signerName: String
+    public var capturedAt: RFC3339Timestamp
+    public var location: CaptureLocation?
+    public var device: DeviceFacts
     /// `ink`, `signature_pad` or `inkml`.
-    var inkFormat: String
-    var ink: InkDocument
+    public var inkFormat: String
+    public var ink: InkDocument
 
     struct Envelope: Decodable {
         struct Signer: Decodable { var name: String? }
@@ -50,8 +49,8 @@ struct ProofUploadRequest: Sendable {
         }
     }
 
-    /// Parses `body`; every problem is a 400 (not JSON) or 422 (with field errors) ``Problem``.
-    static func parse(_ body: [UInt8], parser: InkParser) throws -> ProofUploadRequest {
+    /// Parses `body`; every refusal is a 400 (not JSON) or 422 (with field errors) ``ServiceError``.
+    public static func parse(_ body: [UInt8], parser: InkParser) throws(ServiceError) -> ProofUpload {
         let inkRange: Range<Int>?
         let padRange: Range<Int>?
         do {
@@ -60,9 +59,9 @@ struct ProofUploadRequest: Sendable {
             (inkRange, padRange) = (ranges[0], ranges[1])
         } catch {
             if error.code == .duplicateField {
-                throw Problem.validation(error.message, errors: [.init(field: "/", message: error.message, code: error.code.rawValue)])
+                throw .validation(error.message, errors: [.init(field: "/", message: error.message, code: error.code.rawValue)])
             }
-            throw Problem.badRequest("The body is not a JSON object: \(error.message)", code: error.code.rawValue)
+            throw ServiceError(.badRequest, code: error.code.rawValue, detail: "The body is not a JSON object: \(error.message)")
         }
         // The envelope without the ink: each ink value becomes `0` (the later one first, so the
         // earlier range stays valid), and Foundation's decoder never walks the points.
@@ -70,9 +69,9 @@ struct ProofUploadRequest: Sendable {
         for range in [inkRange, padRange].compactMap({ $0 }).sorted(by: { $0.lowerBound > $1.lowerBound }) {
             envelopeBytes.replaceSubrange(range, with: CollectionOfOne(0x30))
         }
-        let envelope = try RequestBodyReader.decode(Envelope.self, from: envelopeBytes)
+        let envelope = try JSONEnvelopeDecoder.decode(Envelope.self, from: envelopeBytes)
 
-        var errors: [Problem.FieldError] = []
+        var errors: [FieldError] = []
         let name = envelope.signer?.name?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         if envelope.signer?.name == nil {
             errors.append(.init(field: "/signer/name", message: "required", code: "missing_field"))
@@ -96,7 +95,7 @@ struct ProofUploadRequest: Sendable {
         var location: CaptureLocation?
         if let given = envelope.location {
             let before = errors.count
-            errors += DeliveryRoutes.validateCoordinates(lat: given.lat, lon: given.lon, at: "/location")
+            errors += DeliveryRules.validateCoordinates(lat: given.lat, lon: given.lon, at: "/location")
             if let accuracy = given.accuracyM, !(accuracy.isFinite && accuracy >= 0 && accuracy <= 1_000_000) {
                 errors.append(.init(field: "/location/accuracy_m", message: "metres, 0 or more", code: "out_of_range"))
             }
@@ -131,7 +130,7 @@ struct ProofUploadRequest: Sendable {
             }
         }
         guard errors.isEmpty, let capturedAt, let format = carriers.first else {
-            throw Problem.validation("The proof is not valid.", errors: errors)
+            throw .validation("The proof is not valid.", errors: errors)
         }
 
         let ink: InkDocument
@@ -142,14 +141,14 @@ struct ProofUploadRequest: Sendable {
             default: ink = try parser.parse(Array((envelope.inkml ?? "").utf8), format: .inkml)
             }
         } catch {
-            throw inkProblem(error, member: format)
+            throw inkRefusal(error, member: format)
         }
-        return ProofUploadRequest(signerName: name, capturedAt: capturedAt, location: location, device: device,
-                                  inkFormat: format, ink: ink)
+        return ProofUpload(signerName: name, capturedAt: capturedAt, location: location, device: device,
+                           inkFormat: format, ink: ink)
     }
 
     /// The engine's error as a 422 naming the member, stroke and point.
-    static func inkProblem(_ error: InkError, member: String) -> Problem {
+    static func inkRefusal(_ error: InkError, member: String) -> ServiceError {
         var field = "/" + member
         if member == "ink", let stroke = error.stroke {
             field += "/strokes/\(stroke)"
@@ -158,7 +157,7 @@ struct ProofUploadRequest: Sendable {
             field += "/\(stroke)"
             if let point = error.point { field += "/points/\(point)" }
         }
-        return Problem(.unprocessableContent, code: error.code.rawValue, title: "Invalid signature", detail: error.description,
-                       errors: [.init(field: field, message: error.message, code: error.code.rawValue)])
+        return ServiceError(.unprocessable, code: error.code.rawValue, title: "Invalid signature", detail: error.description,
+                            errors: [.init(field: field, message: error.message, code: error.code.rawValue)])
     }
 }

@@ -36,7 +36,7 @@ public enum CountersignApplication {
         HealthRoutes(database: database).register(on: router)
         if let metrics { MetricsRoutes(metrics: metrics, database: database).register(on: router) }
         var api = APIRoutes(configuration: configuration, database: database, logger: logger, checkpointKeys: checkpointKeys,
-                            readDatabase: readDatabase)
+                            readDatabase: readDatabase, metrics: metrics)
         api.authenticationCache = authenticationCache
         api.register(on: router)
         return router
@@ -49,15 +49,17 @@ public enum CountersignApplication {
         .http1(configuration: .init(idleTimeout: .seconds(Int64(configuration.idleTimeoutSeconds))))
     }
 
-    /// The application; the database clients run as its services and close on shutdown.
+    /// The application; the database clients and `services` (background work such as partition
+    /// maintenance) run as its services and stop on shutdown.
     ///
     /// With `AUTH_CACHE_SECONDS` above 0, a ``Postgres/PostgresListener`` on
     /// ``ProofStore/APIKeyRepository/changeChannel`` (the primary database) runs as a service too:
     /// the API-key cache serves entries only while it listens, and empties on every notification.
     public static func make(configuration: ServiceConfiguration, database: PostgresClient, logger: Logger,
                             metrics: CountersignMetrics? = CountersignMetrics(),
-                            checkpointKeys: CheckpointKeyProvider? = nil, readDatabase: PostgresClient? = nil) -> some ApplicationProtocol {
-        var services: [any Service] = [database] + (readDatabase.map { [$0] } ?? [])
+                            checkpointKeys: CheckpointKeyProvider? = nil, readDatabase: PostgresClient? = nil,
+                            services background: [any Service] = []) -> some ApplicationProtocol {
+        var services: [any Service] = [database] + (readDatabase.map { [$0] } ?? []) + background
         let cache = AuthenticationCache(timeToLive: configuration.policy.authenticationCacheTTL)
         if cache.timeToLive > .zero {
             services.append(keyChangeListener(url: database.configuration.url, cache: cache, logger: logger))

@@ -7,18 +7,12 @@ import ProofStore
 /// `GET /v1/exports/proofs?since=&until=&format=zip|ndjson|csv` (auditor, admin): the proofs
 /// received in the period, streamed. The export's audit event is committed before the first byte.
 struct ExportRoutes: Sendable {
-    let database: PostgresClient
-    let keys: CheckpointKeyProvider
-    let audit: AuditLog
-    let policy: APIPolicy
+    let services: CountersignServices
     let slots: ExportSlots
 
-    init(database: PostgresClient, keys: CheckpointKeyProvider, policy: APIPolicy) {
-        self.database = database
-        self.keys = keys
-        self.audit = AuditLog(database: database)
-        self.policy = policy
-        self.slots = ExportSlots(limit: policy.maxConcurrentExports)
+    init(services: CountersignServices) {
+        self.services = services
+        self.slots = ExportSlots(limit: services.policy.maxConcurrentExports)
     }
 
     func register(on group: RouterGroup<AppRequestContext>) {
@@ -27,6 +21,7 @@ struct ExportRoutes: Sendable {
 
     func export(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         _ = try context.require(.export)
+        let policy = services.policy
         var query = PagedListQuery(request.uri.queryParameters, defaultLimit: policy.defaultPageSize, maxLimit: policy.maxPageSize)
         query.readPeriod()
         let raw = query.value("format") ?? ProofExporter.Format.zip.rawValue
@@ -36,17 +31,17 @@ struct ExportRoutes: Sendable {
         }
         guard query.errors.isEmpty else { throw Problem.validation("The export parameters are not valid.", errors: query.errors) }
         let (since, until) = (query.since, query.until)
-        let key = try keys.key(for: context)
+        let key = try services.checkpointKeys.key(for: context)
         guard let slot = slots.acquire() else {
             throw Problem(.serviceUnavailable, code: "exports_busy",
                           detail: "\(slots.limit) exports are already running (each holds a database connection); retry shortly.",
                           headers: [.retryAfterHeader: "10"])
         }
-        let exporter = ProofExporter(database: database, key: key)
+        let exporter = services.exporter(signingWith: key)
         var details = ["format": format.rawValue]
         details["since"] = since.map(RFC3339Timestamp.format)
         details["until"] = until.map(RFC3339Timestamp.format)
-        try await audit.append(.proofsExported, subject: "export:\(details["since"] ?? "")/\(details["until"] ?? "")", details: details,
+        try await services.audit.append(.proofsExported, subject: "export:\(details["since"] ?? "")/\(details["until"] ?? "")", details: details,
                                origin: context.auditOrigin(request))
         let name = "countersign-proofs-\(Self.fileStamp(since) ?? "start")-\(Self.fileStamp(until) ?? "now").\(format.rawValue)"
         let logger = context.logger

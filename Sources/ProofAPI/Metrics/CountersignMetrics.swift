@@ -24,17 +24,12 @@ import Synchronization
 ///
 /// Handlers find the metrics of the application serving them through ``current`` (a task local set
 /// by the request middleware), so routes need no extra wiring.
-public final class CountersignMetrics: Sendable {
+public final class CountersignMetrics: ServiceMetrics {
     /// The metrics of the application serving the current request (set by the request middleware).
     @TaskLocal public static var current: CountersignMetrics?
 
     /// Why a PNG was rendered.
-    public enum RenderPurpose: String, Sendable, CaseIterable {
-        /// The PNG stored with a new proof.
-        case upload
-        /// A resized PNG rendered on request from the stored ink.
-        case resize
-    }
+    public typealias RenderPurpose = ProofService.RenderPurpose
 
     /// The registry every series lives in; `countersign serve` also bootstraps swift-metrics over it.
     public let registry: PrometheusCollectorRegistry

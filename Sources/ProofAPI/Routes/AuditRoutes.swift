@@ -6,27 +6,18 @@ import ProofStore
 
 /// `GET /v1/audit/events` (filtered, keyset-paged by seq) and `GET /v1/audit/verify`; auditor and admin only.
 struct AuditRoutes: Sendable {
-    let log: AuditLog
-    let verifier: AuditVerifier
-    let database: PostgresClient
-    let keys: CheckpointKeyProvider
-    let policy: APIPolicy
+    let services: CountersignServices
+    var policy: APIPolicy { services.policy }
 
-    /// `readDatabase` (the read replica, when configured) serves event listings and verification;
-    /// checkpoints and exports stay on the primary (they write, and must see the newest events).
-    init(database: PostgresClient, readDatabase: PostgresClient? = nil, keys: CheckpointKeyProvider, policy: APIPolicy) {
-        self.log = AuditLog(database: readDatabase ?? database)
-        self.verifier = AuditVerifier(database: readDatabase ?? database)
-        self.database = database
-        self.keys = keys
-        self.policy = policy
+    init(services: CountersignServices) {
+        self.services = services
     }
 
     func register(on group: RouterGroup<AppRequestContext>) {
         group.get("audit/events") { request, context in try await events(request, context) }
         group.get("audit/verify") { _, context in try await verify(context) }
         group.get("audit/checkpoint") { _, context in try await checkpoint(context) }
-        ExportRoutes(database: database, keys: keys, policy: policy).register(on: group)
+        ExportRoutes(services: services).register(on: group)
     }
 
     func events(_ request: Request, _ context: AppRequestContext) async throws -> Response {
@@ -53,7 +44,7 @@ struct AuditRoutes: Sendable {
         query.readPage()
         guard query.errors.isEmpty else { throw Problem.validation("The audit query parameters are not valid.", errors: query.errors) }
         (search.since, search.until, search.limit, search.afterSeq) = (query.since, query.until, query.limit, query.afterSeq)
-        let page = try await log.events(search)
+        let page = try await services.auditReads.events(search)
         let (cursor, next) = query.nextPage(path: "/v1/audit/events", after: page.nextSeq)
         return try JSONResponse.make(.ok, ListPage(items: page.events.map { AuditEventResource(event: $0) }, nextCursor: cursor, next: next))
     }
@@ -61,13 +52,13 @@ struct AuditRoutes: Sendable {
     /// The current head, signed (a stored checkpoint is reused while the head has not moved).
     func checkpoint(_ context: AppRequestContext) async throws -> Response {
         _ = try context.require(.readAudit)
-        let key = try keys.key(for: context)
-        let checkpoint = try await AuditCheckpointStore(database: database, key: key).current()
+        let key = try services.checkpointKeys.key(for: context)
+        let checkpoint = try await services.checkpoints(signingWith: key).current()
         return try JSONResponse.make(.ok, CheckpointResource(checkpoint))
     }
 
     func verify(_ context: AppRequestContext) async throws -> Response {
         _ = try context.require(.readAudit)
-        return try JSONResponse.make(.ok, AuditVerificationResource(CountersignMetrics.observe(try await verifier.verify())))
+        return try JSONResponse.make(.ok, AuditVerificationResource(CountersignMetrics.observe(try await services.auditVerifier.verify())))
     }
 }

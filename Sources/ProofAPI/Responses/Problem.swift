@@ -1,6 +1,7 @@
 import Foundation
 import HTTPTypes
 import Hummingbird
+import ProofService
 
 /// An RFC 9457 problem detail, sent as `application/problem+json`.
 ///
@@ -8,16 +9,7 @@ import Hummingbird
 /// and for validation failures the list of fields at fault.
 public struct Problem: Error, HTTPResponseError, Sendable, Equatable {
     /// One field-level error (a JSON pointer or dotted path, and what is wrong with it).
-    public struct FieldError: Codable, Sendable, Equatable {
-        public var field: String
-        public var message: String
-        public var code: String?
-        public init(field: String, message: String, code: String? = nil) {
-            self.field = field
-            self.message = message
-            self.code = code
-        }
-    }
+    public typealias FieldError = ProofService.FieldError
 
     /// HTTP status.
     public var status: HTTPResponse.Status
@@ -80,6 +72,23 @@ public struct Problem: Error, HTTPResponseError, Sendable, Equatable {
 }
 
 extension Problem {
+    /// The problem for a use case's refusal: its kind becomes the status, the rest is kept.
+    public init(_ error: ServiceError) {
+        let status: HTTPResponse.Status
+        switch error.kind {
+        case .badRequest: status = .badRequest
+        case .notFound: status = .notFound
+        case .conflict: status = .conflict
+        case .gone: status = .gone
+        case .unprocessable: status = .unprocessableContent
+        case .unavailable: status = .serviceUnavailable
+        case .internalError: status = .internalServerError
+        }
+        var headers: HTTPFields = [:]
+        if let seconds = error.retryAfterSeconds { headers[.retryAfterHeader] = String(seconds) }
+        self.init(status, code: error.code, title: error.title, detail: error.detail, errors: error.errors, headers: headers)
+    }
+
     /// 404 for a missing resource.
     public static func notFound(_ detail: String) -> Problem { Problem(.notFound, code: "not_found", detail: detail) }
     /// 422 with field errors.

@@ -9,13 +9,19 @@ import Synchronization
 /// within that time. Bounded by ``byteLimit`` bytes of PNG; when full, the least recently used
 /// quarter is dropped. Authorisation and the audit event of each read are not cached: the routes
 /// do both for every request.
-final class StoredPNGCache: Sendable {
+public final class StoredPNGCache: Sendable {
     /// One cached image.
-    struct Entry: Sendable {
+    public struct Entry: Sendable {
         /// SHA-256 of ``bytes`` (the ETag).
-        var sha256: [UInt8]
+        public var sha256: [UInt8]
         /// The stored PNG.
-        var bytes: [UInt8]
+        public var bytes: [UInt8]
+
+        /// Creates an entry.
+        public init(sha256: [UInt8], bytes: [UInt8]) {
+            self.sha256 = sha256
+            self.bytes = bytes
+        }
     }
 
     private struct Slot {
@@ -31,19 +37,19 @@ final class StoredPNGCache: Sendable {
     }
 
     /// Most PNG bytes kept (0 turns the cache off).
-    let byteLimit: Int
+    public let byteLimit: Int
     /// How long an entry is served before it is read again from the database.
-    let timeToLive: Duration
+    public let timeToLive: Duration
     private let state = Mutex(State())
 
     /// Creates a cache of at most `byteLimit` bytes whose entries live `timeToLive`.
-    init(byteLimit: Int, timeToLive: Duration = .seconds(600)) {
+    public init(byteLimit: Int, timeToLive: Duration = .seconds(600)) {
         self.byteLimit = max(0, byteLimit)
         self.timeToLive = timeToLive
     }
 
     /// The cached image of delivery `reference`, if present and fresh.
-    func entry(for reference: String) -> Entry? {
+    public func entry(for reference: String) -> Entry? {
         guard byteLimit > 0 else { return nil }
         let now = ContinuousClock.now
         return state.withLock { state in
@@ -62,7 +68,7 @@ final class StoredPNGCache: Sendable {
 
     /// Remembers `entry` as the image of delivery `reference`; images larger than a quarter of the
     /// limit are not kept.
-    func remember(_ entry: Entry, for reference: String) {
+    public func remember(_ entry: Entry, for reference: String) {
         let size = entry.bytes.count
         guard byteLimit > 0, size <= byteLimit / 4 else { return }
         let expires = ContinuousClock.now + timeToLive
@@ -83,8 +89,8 @@ final class StoredPNGCache: Sendable {
     }
 
     /// Bytes currently held (for tests and metrics).
-    var storedBytes: Int { state.withLock { $0.bytes } }
+    public var storedBytes: Int { state.withLock { $0.bytes } }
 
     /// Number of images currently held.
-    var count: Int { state.withLock { $0.slots.count } }
+    public var count: Int { state.withLock { $0.slots.count } }
 }

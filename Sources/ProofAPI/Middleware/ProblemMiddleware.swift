@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import Logging
 import Postgres
+import ProofService
 
 /// Turns every error escaping a route into an `application/problem+json` response.
 ///
@@ -26,6 +27,8 @@ public struct ProblemMiddleware: RouterMiddleware {
         switch error {
         case let problem as Problem:
             return problem
+        case let refusal as ServiceError:
+            return Problem(refusal)
         case let httpError as HTTPError:
             let code: String
             switch httpError.status {

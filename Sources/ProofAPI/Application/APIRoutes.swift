@@ -1,0 +1,62 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import Postgres
+import ProofService
+import ProofStore
+
+/// The `/v1` API: deliveries and their proofs, behind API-key authentication.
+public struct APIRoutes: Sendable {
+    let services: CountersignServices
+    let bodyLimit: Int
+    let publicDirectory: String
+    /// The API-key cache, made live by the application's change listener
+    /// (``CountersignApplication/make(configuration:database:logger:metrics:checkpointKeys:readDatabase:services:)``).
+    var authenticationCache: AuthenticationCache?
+
+    /// Creates the routes over `services`; `bodyLimit` and `publicDirectory` come from the configuration.
+    public init(services: CountersignServices, configuration: ServiceConfiguration) {
+        self.services = services
+        self.bodyLimit = configuration.bodyLimit
+        self.publicDirectory = configuration.publicDirectory
+    }
+
+    /// Creates the routes and their services over the database; `policy` defaults to the
+    /// configuration's (read from the environment), `checkpointKeys` to the key file the
+    /// configuration names (or the one generated in its data directory); `readDatabase` (from
+    /// `DATABASE_READ_URL`) serves delivery searches and audit listings/verification.
+    public init(configuration: ServiceConfiguration, database: PostgresClient, logger: Logger,
+                policy: APIPolicy? = nil, checkpointKeys: CheckpointKeyProvider? = nil,
+                readDatabase: PostgresClient? = nil, metrics: (any ServiceMetrics)? = nil) {
+        let services = CountersignServices(policy: policy ?? configuration.policy, database: database, readDatabase: readDatabase,
+                                           checkpointKeys: checkpointKeys ?? CheckpointKeyProvider(configuration: configuration),
+                                           metrics: metrics)
+        self.init(services: services, configuration: configuration)
+    }
+
+    /// Adds the routes to `router`.
+    public func register(on router: Router<AppRequestContext>) {
+        // Without a cache from the application (and its listener), look-ups are never cached.
+        let cache = authenticationCache ?? AuthenticationCache(timeToLive: .zero)
+        let policy = services.policy
+        let v1 = router.group("v1").add(middleware: BearerAuthMiddleware(keys: services.keys, cache: cache))
+        if policy.rateLimitPerSecond > 0 {
+            v1.add(middleware: RateLimitMiddleware(limiter: RateLimiter(ratePerSecond: policy.rateLimitPerSecond,
+                                                                        burst: policy.rateLimitBurst)))
+        }
+        SessionRoutes().register(on: v1)
+        DeliveryRoutes(services: services).register(on: v1)
+        ProofRoutes(intake: services.intake, reader: services.reader, idempotency: IdempotencyGate(records: services.idempotency),
+                    bodyLimit: bodyLimit).register(on: v1)
+        AuditRoutes(services: services).register(on: v1)
+        let specification = URL(fileURLWithPath: publicDirectory).appendingPathComponent("openapi.yaml")
+        router.get("openapi.yaml") { _, _ in
+            guard let bytes = try? Data(contentsOf: specification) else {
+                throw Problem.notFound("The OpenAPI document is not installed (\(specification.path)).")
+            }
+            return Response(status: .ok, headers: [.contentType: "application/yaml"],
+                            body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+        }
+    }
+}

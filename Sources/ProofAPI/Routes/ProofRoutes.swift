@@ -1,0 +1,143 @@
+import Archive
+import Cryptography
+import Foundation
+import HTTPTypes
+import Hummingbird
+import ProofService
+import ProofStore
+
+/// Proof upload (`POST .../proof`) and retrieval (metadata, PNG, SVG, original points): HTTP in
+/// and out; the work is ``ProofIntake``'s and ``ProofReader``'s.
+struct ProofRoutes: Sendable {
+    let intake: ProofIntake
+    let reader: ProofReader
+    let idempotency: IdempotencyGate
+    let bodyLimit: Int
+
+    func register(on group: RouterGroup<AppRequestContext>) {
+        group.post("deliveries/:reference/proof") { request, context in try await upload(request, context) }
+        group.get("deliveries/:reference/proof") { _, context in try await metadata(context) }
+        group.get("deliveries/:reference/proof/signature.png") { request, context in try await png(request, context) }
+        group.get("deliveries/:reference/proof/signature.svg") { request, context in try await svg(request, context) }
+        group.get("deliveries/:reference/proof/points") { request, context in try await points(request, context) }
+    }
+
+    // MARK: Upload
+
+    func upload(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let actor = try context.require(.uploadProof)
+        let reference = try context.deliveryReference()
+        let receivedAt = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded() / 1000)
+        let upload = try await RequestBodyReader.upload(request, limit: bodyLimit)
+        let claimedKey: String?
+        switch try await idempotency.admit(request, actor: actor, encoding: upload.contentEncoding, bodySHA256: upload.sha256) {
+        case .replay(let response): return response
+        case .proceed(let key): claimedKey = key
+        }
+        defer { if let claimedKey { idempotency.finished(claimedKey, actor: actor) } }
+        let location = DeliveryResource.path(reference) + "/proof"
+        do {
+            let answer = try await intake.accept(upload, reference: reference, actor: actor, receivedAt: receivedAt,
+                                                 origin: context.auditOrigin(request), idempotencyKey: claimedKey) { recorded in
+                IdempotentResponse(status: 201, contentType: "application/json", location: location, body: UploadResponse(recorded).json)
+            }
+            return JSONResponse.make(.created, bytes: answer.body, headers: [.location: location])
+        } catch {
+            if let claimedKey { await idempotency.release(claimedKey, actor: actor, logger: context.logger) }
+            throw error
+        }
+    }
+
+    // MARK: Retrieval
+
+    func metadata(_ context: AppRequestContext) async throws -> Response {
+        _ = try context.require(.readProof)
+        let proof = try await reader.metadata(try context.deliveryReference())
+        return JSONResponse.make(.ok, bytes: try ProofMetadataResource.encode(proof))
+    }
+
+    func png(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let reference = try context.deliveryReference()
+        try await requireImageReader(context, reference: reference)
+        let query = request.uri.queryParameters
+        let sha256: [UInt8], bytes: [UInt8]?
+        if query["width"] != nil || query["height"] != nil {
+            let (width, height) = try Self.imageSize(query, maxSide: reader.maxPixelSide)
+            let png = try await reader.resizedPNG(reference, width: width, height: height)
+            (sha256, bytes) = (SHA256.hash(png), png)
+        } else {
+            // From memory when cached, else from the database (which leaves the bytes out when the ETag matches).
+            (sha256, bytes) = try await reader.storedPNG(reference, ifNoneMatch: ImageResponse.firstETag(request))
+        }
+        try await reader.recordRead(.proofPNGRead, reference: reference, details: ["png_sha256": sha256.hexString],
+                                    origin: context.auditOrigin(request))
+        return ImageResponse.make(request, type: "image/png", sha256: sha256, body: bytes)
+    }
+
+    /// The `width` and `height` query parameters, each 1...`maxSide` when present.
+    static func imageSize(_ query: Parameters, maxSide: Int) throws -> (width: Int?, height: Int?) {
+        var size: [String: Int] = [:]
+        var errors: [Problem.FieldError] = []
+        for name in ["width", "height"] {
+            guard let raw = query[Substring(name)] else { continue }
+            if let value = Int(raw), (1...maxSide).contains(value) { size[name] = value } else {
+                errors.append(.init(field: name, message: "an integer in 1...\(maxSide)", code: "invalid_size"))
+            }
+        }
+        guard errors.isEmpty else { throw Problem.validation("The image size is not valid.", errors: errors) }
+        return (size["width"], size["height"])
+    }
+
+    /// The proof readers, plus a courier asking for the PNG or SVG of a proof its own key uploaded
+    /// (so the capture app can show what the server stored); anyone else gets the usual 401/403.
+    func requireImageReader(_ context: AppRequestContext, reference: String) async throws {
+        if let actor = context.actor, !Permission.readProof.roles.contains(actor.role), actor.role == .courier,
+           try await reader.isUploader(actor.keyID, of: reference) {
+            return
+        }
+        _ = try context.require(.readProof)
+    }
+
+    func svg(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        let reference = try context.deliveryReference()
+        try await requireImageReader(context, reference: reference)
+        let svg = try await reader.svg(reference)
+        let sha = SHA256.hash(svg)
+        try await reader.recordRead(.proofSVGRead, reference: reference, details: ["svg_sha256": sha.hexString],
+                                    origin: context.auditOrigin(request))
+        return ImageResponse.make(request, type: "image/svg+xml", sha256: sha, body: svg)
+    }
+
+    func points(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        _ = try context.require(.readProof)
+        let reference = try context.deliveryReference()
+        if let format = request.uri.queryParameters["format"], format != "original" {
+            guard format == "inkml" else {
+                throw Problem.validation("Unknown format.", errors: [.init(field: "format", message: "original or inkml", code: "invalid_format")])
+            }
+            let inkml = try await reader.inkml(reference)
+            try await reader.recordRead(.proofPointsRead, reference: reference, details: ["format": "inkml"], origin: context.auditOrigin(request))
+            return Response(status: .ok, headers: [.contentType: "application/inkml+xml"], body: .init(byteBuffer: ByteBuffer(bytes: inkml)))
+        }
+        let body = try await reader.original(reference)
+        try await reader.recordRead(.proofPointsRead, reference: reference, details: ["format": "original", "points_sha256": body.sha256.hexString],
+                                    origin: context.auditOrigin(request))
+        var headers: HTTPFields = [
+            .contentType: body.contentType, .eTag: "\"\(body.sha256.hexString)\"", .cacheControl: ImageResponse.immutable,
+        ]
+        var bytes = body.bytes
+        if body.contentEncoding == "gzip" {
+            if request.headers[.acceptEncoding]?.lowercased().contains("gzip") ?? false {
+                headers[.contentEncoding] = "gzip"
+            } else {
+                do {
+                    bytes = try GzipInflater.inflate(bytes, limit: 256 << 20)
+                } catch {
+                    throw Problem(.internalServerError, code: "stored_body_unreadable", detail: "The stored body could not be inflated.")
+                }
+            }
+        }
+        if ImageResponse.etagMatches(request, sha256: body.sha256) { return Response(status: .notModified, headers: headers) }
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+}

@@ -1,0 +1,59 @@
+import Cryptography
+import Postgres
+import ProofStore
+
+/// The repositories and use cases of one running service, built once where the application is
+/// built and handed to the HTTP layer (which builds none of its own).
+///
+/// Writes and anything that must see the newest rows use the primary database; delivery searches
+/// and audit listings/verification use the read replica when one is configured.
+public struct CountersignServices: Sendable {
+    public let policy: APIPolicy
+    public let deliveries: DeliveryRepository
+    /// Where delivery searches read: the read replica when configured.
+    public let searches: DeliveryRepository
+    public let keys: APIKeyRepository
+    public let idempotency: IdempotencyRepository
+    /// The audit log on the primary (appends).
+    public let audit: AuditLog
+    /// The audit log where listings read.
+    public let auditReads: AuditLog
+    public let auditVerifier: AuditVerifier
+    public let checkpointKeys: CheckpointKeyProvider
+    public let registration: DeliveryRegistration
+    public let intake: ProofIntake
+    public let reader: ProofReader
+    let database: PostgresClient
+
+    /// Builds every repository and use case over `database` (and `readDatabase`, when given);
+    /// `metrics` hears of renders and stored proofs.
+    public init(policy: APIPolicy, database: PostgresClient, readDatabase: PostgresClient? = nil,
+                checkpointKeys: CheckpointKeyProvider, metrics: (any ServiceMetrics)? = nil) {
+        let reads = readDatabase ?? database
+        self.policy = policy
+        self.database = database
+        self.deliveries = DeliveryRepository(database: database)
+        self.searches = DeliveryRepository(database: reads)
+        self.keys = APIKeyRepository(database: database)
+        self.idempotency = IdempotencyRepository(database: database)
+        self.audit = AuditLog(database: database)
+        self.auditReads = AuditLog(database: reads)
+        self.auditVerifier = AuditVerifier(database: reads)
+        self.checkpointKeys = checkpointKeys
+        self.registration = DeliveryRegistration(deliveries: deliveries)
+        let proofs = ProofRepository(database: database)
+        self.intake = ProofIntake(proofs: proofs, policy: policy, metrics: metrics)
+        self.reader = ProofReader(proofs: proofs, deliveries: deliveries, audit: audit, pngCacheBytes: policy.pngCacheBytes,
+                                  metrics: metrics)
+    }
+
+    /// The checkpoints signed with `key` (on the primary: signing stores the checkpoint).
+    public func checkpoints(signingWith key: Ed25519PrivateKey) -> AuditCheckpointStore {
+        AuditCheckpointStore(database: database, key: key)
+    }
+
+    /// An exporter signing with `key` (on the primary: it must see every committed proof).
+    public func exporter(signingWith key: Ed25519PrivateKey) -> ProofExporter {
+        ProofExporter(database: database, key: key)
+    }
+}

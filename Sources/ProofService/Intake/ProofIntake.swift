@@ -1,0 +1,90 @@
+import Cryptography
+import Foundation
+import ProofStore
+import SignatureKit
+import SignatureRender
+
+/// Recording a proof: the one use case an upload walks through, once, from received body to
+/// stored row — parse, find the delivery, assess the capture, canonicalise the ink, render it,
+/// hash, store (with its audit event and idempotency record in the same transaction).
+public struct ProofIntake: Sendable {
+    let proofs: ProofRepository
+    let policy: APIPolicy
+    let parser: InkParser
+    let renderOptions: RenderOptions
+    /// `renderOptions` as stored with every proof (made once: it does not change while serving).
+    let renderOptionsJSON: String
+    let metrics: (any ServiceMetrics)?
+
+    /// Creates the use case; `metrics`, when given, hears of every render and stored proof.
+    public init(proofs: ProofRepository, policy: APIPolicy, renderOptions: RenderOptions = RenderOptions(),
+                metrics: (any ServiceMetrics)? = nil) {
+        self.proofs = proofs
+        self.policy = policy
+        self.parser = InkParser()
+        self.renderOptions = renderOptions
+        self.renderOptionsJSON = StoredRenderOptions.json(renderOptions)
+        self.metrics = metrics
+    }
+
+    /// Stores the proof `upload` carries for the delivery `reference`, uploaded by `actor`.
+    ///
+    /// `respond` shapes the answer from the recorded proof; with an `idempotencyKey` (already
+    /// claimed by the caller) that answer is stored with the proof, so a replay returns the same
+    /// bytes. Refusals are ``ServiceError``s: 404 `delivery_not_found`, 409
+    /// `proof_already_recorded`, 400/422 for the body and its ink.
+    public func accept(_ upload: ReceivedUpload, reference: String, actor: Actor, receivedAt: Date, origin: AuditOrigin,
+                       idempotencyKey: String?, respond: (RecordedProof) -> IdempotentResponse) async throws -> IdempotentResponse {
+        let capture = try ProofUpload.parse(upload.json, parser: parser)
+        guard let state = try await proofs.deliveryState(reference: reference) else { throw ServiceError.deliveryNotFound(reference) }
+        if state.proofID != nil { throw Self.alreadyRecorded(reference) }
+        let assessment = CaptureAssessment(location: capture.location, destination: state.destination,
+                                           capturedAt: capture.capturedAt.date, receivedAt: receivedAt, policy: policy)
+        let (ink, image) = try render(capture)
+        let recorded = RecordedProof(id: UUID(), reference: reference, receivedAt: receivedAt, bodySHA256: upload.sha256,
+                                     pngSHA256: SHA256.hash(image.png),
+                                     distanceToDestinationMeters: assessment.distanceToDestinationMeters, flags: assessment.flags)
+        let response = respond(recorded)
+        let proof = NewProof(
+            id: recorded.id, signerName: capture.signerName, capturedAt: capture.capturedAt.date,
+            capturedAtOffsetMinutes: capture.capturedAt.offsetMinutes, capturedAtText: capture.capturedAt.text, receivedAt: receivedAt,
+            location: capture.location, distanceToDestinationMeters: assessment.distanceToDestinationMeters,
+            geofenceRadiusMeters: assessment.geofenceRadiusMeters, flags: assessment.flags.map(\.rawValue), device: capture.device,
+            body: upload.bytes, bodyContentType: upload.contentType, bodyContentEncoding: upload.contentEncoding,
+            bodySHA256: upload.sha256, inkFormat: capture.inkFormat, ink: ink.bytes, pointCount: ink.document.pointCount,
+            strokeCount: ink.document.strokes.count, png: image.png, pngSHA256: recorded.pngSHA256, pngWidth: image.width,
+            pngHeight: image.height, renderOptionsJSON: renderOptionsJSON, algorithmVersion: SignatureReconstructor.algorithmVersion,
+            uploadedBy: actor.keyID, idempotencyKey: idempotencyKey)
+        do {
+            try await proofs.record(proof, reference: reference, idempotency: idempotencyKey.map { (actor.keyID, $0, response) },
+                                    origin: origin)
+        } catch ProofStoreError.deliveryNotFound {
+            throw ServiceError.deliveryNotFound(reference)
+        } catch ProofStoreError.proofAlreadyRecorded {
+            throw Self.alreadyRecorded(reference)
+        }
+        metrics?.recordProofStored(pngBytes: image.png.count)
+        return response
+    }
+
+    /// The canonical ink and the PNG rendered from exactly that (so a re-render of the stored ink matches).
+    func render(_ capture: ProofUpload) throws -> (CanonicalInk, RenderedImage) {
+        do {
+            let ink = try CanonicalInk(capture.ink, parser: parser)
+            var timings = RenderTimings()
+            let image = try SignatureRenderer.renderPNG(ink.document, options: renderOptions, timings: &timings)
+            metrics?.recordRender(timings, purpose: .upload)
+            return (ink, image)
+        } catch let error as InkError {
+            throw ProofUpload.inkRefusal(error, member: capture.inkFormat)
+        } catch let error as RenderError {
+            if case .ink(let inkError) = error { throw ProofUpload.inkRefusal(inkError, member: capture.inkFormat) }
+            throw error
+        }
+    }
+
+    /// 409 for a second proof of one delivery.
+    public static func alreadyRecorded(_ reference: String) -> ServiceError {
+        ServiceError(.conflict, code: "proof_already_recorded", detail: "Delivery \(reference) already has a proof; proofs are immutable.")
+    }
+}
