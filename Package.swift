@@ -19,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        // NIOHTTPTypes: the HTTP parts a connection handler of ours sees in Hummingbird's pipeline.
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         // /metrics: swift-metrics' API with the Prometheus exposition (both small; swift-metrics already comes with Hummingbird).
@@ -92,6 +94,7 @@ let package = Package(
             dependencies: [
                 "ProofStore", "Postgres", "SignatureKit", "SignatureRender", "Archive", "Cryptography",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
@@ -105,6 +108,8 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
@@ -132,6 +137,7 @@ let package = Package(
         .testTarget(name: "SignatureRenderTests", dependencies: ["SignatureRender", "SignatureKit", "Raster", "PNG"], swiftSettings: strict),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "CLibPQ", "TestSupport"], swiftSettings: strict),
         .target(name: "TestSupport", dependencies: ["Postgres", "ProofStore"], path: "Tests/TestSupport", swiftSettings: strict),
+        .testTarget(name: "ProofServiceTests", dependencies: ["ProofService"], swiftSettings: strict),
         .testTarget(name: "ProofStoreTests", dependencies: ["ProofStore", "Postgres", "TestSupport", "Cryptography"], swiftSettings: strict),
         .testTarget(
             name: "ProofAPITests",

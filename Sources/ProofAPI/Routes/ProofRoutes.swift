@@ -63,7 +63,7 @@ struct ProofRoutes: Sendable {
         let sha256: [UInt8], bytes: [UInt8]?
         if query["width"] != nil || query["height"] != nil {
             let (width, height) = try Self.imageSize(query, maxSide: reader.maxPixelSide)
-            let png = try await reader.resizedPNG(reference, width: width, height: height)
+            let png = try await reader.resizedPNG(reference, width: width, height: height, for: context.actor?.keyID)
             (sha256, bytes) = (SHA256.hash(png), png)
         } else {
             // From memory when cached, else from the database (which leaves the bytes out when the ETag matches).
@@ -101,13 +101,17 @@ struct ProofRoutes: Sendable {
     func svg(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         let reference = try context.deliveryReference()
         try await requireImageReader(context, reference: reference)
-        let svg = try await reader.svg(reference)
+        let svg = try await reader.svg(reference, for: context.actor?.keyID)
         let sha = SHA256.hash(svg)
         try await reader.recordRead(.proofSVGRead, reference: reference, details: ["svg_sha256": sha.hexString],
                                     origin: context.auditOrigin(request))
         return ImageResponse.make(request, type: "image/svg+xml", sha256: sha, body: svg)
     }
 
+    /// The original body as uploaded, or the stored ink as InkML (`?format=inkml`). Both are
+    /// downloads (`Content-Disposition: attachment`) of a fixed type: the uploader's own
+    /// `Content-Type` is in the proof's metadata, never echoed, so no upload can choose how a
+    /// browser treats the bytes.
     func points(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         _ = try context.require(.readProof)
         let reference = try context.deliveryReference()
@@ -115,15 +119,17 @@ struct ProofRoutes: Sendable {
             guard format == "inkml" else {
                 throw Problem.validation("Unknown format.", errors: [.init(field: "format", message: "original or inkml", code: "invalid_format")])
             }
-            let inkml = try await reader.inkml(reference)
+            let inkml = try await reader.inkml(reference, for: context.actor?.keyID)
             try await reader.recordRead(.proofPointsRead, reference: reference, details: ["format": "inkml"], origin: context.auditOrigin(request))
-            return Response(status: .ok, headers: [.contentType: "application/inkml+xml"], body: .init(byteBuffer: ByteBuffer(bytes: inkml)))
+            return Response(status: .ok, headers: [.contentType: "application/inkml+xml", .contentDisposition: Self.attachment(reference, "inkml")],
+                            body: .init(byteBuffer: ByteBuffer(bytes: inkml)))
         }
         let body = try await reader.original(reference)
         try await reader.recordRead(.proofPointsRead, reference: reference, details: ["format": "original", "points_sha256": body.sha256.hexString],
                                     origin: context.auditOrigin(request))
         var headers: HTTPFields = [
-            .contentType: body.contentType, .eTag: "\"\(body.sha256.hexString)\"", .cacheControl: ImageResponse.immutable,
+            .contentType: "application/json", .contentDisposition: Self.attachment(reference, "json"),
+            .eTag: "\"\(body.sha256.hexString)\"", .cacheControl: ImageResponse.immutable,
         ]
         var bytes = body.bytes
         if body.contentEncoding == "gzip" {
@@ -139,5 +145,10 @@ struct ProofRoutes: Sendable {
         }
         if ImageResponse.etagMatches(request, sha256: body.sha256) { return Response(status: .notModified, headers: headers) }
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    /// `attachment; filename="<reference>-points.<ext>"` (a reference needs no quoting: letters, digits and `._:-`).
+    static func attachment(_ reference: String, _ ext: String) -> String {
+        "attachment; filename=\"\(reference)-points.\(ext)\""
     }
 }

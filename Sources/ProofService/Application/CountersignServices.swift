@@ -23,6 +23,8 @@ public struct CountersignServices: Sendable {
     public let registration: DeliveryRegistration
     public let intake: ProofIntake
     public let reader: ProofReader
+    /// Where CPU-heavy work of requests runs (parsing, rendering).
+    public let work: CPUWorkPool
     let database: PostgresClient
 
     /// Builds every repository and use case over `database` (and `readDatabase`, when given);
@@ -42,9 +44,11 @@ public struct CountersignServices: Sendable {
         self.checkpointKeys = checkpointKeys
         self.registration = DeliveryRegistration(deliveries: deliveries)
         let proofs = ProofRepository(database: database)
-        self.intake = ProofIntake(proofs: proofs, policy: policy, metrics: metrics)
+        let work = CPUWorkPool(queueLimit: policy.cpuQueueLimit, perKeyLimit: policy.cpuPerKeyLimit)
+        self.work = work
+        self.intake = ProofIntake(proofs: proofs, policy: policy, work: work, metrics: metrics)
         self.reader = ProofReader(proofs: proofs, deliveries: deliveries, audit: audit, pngCacheBytes: policy.pngCacheBytes,
-                                  metrics: metrics)
+                                  work: work, metrics: metrics)
     }
 
     /// The checkpoints signed with `key` (on the primary: signing stores the checkpoint).

@@ -25,6 +25,18 @@ public struct APIPolicy: Sendable, Equatable {
     public var maxConcurrentExports: Int
     /// Bytes of stored PNGs kept in memory for repeated fetches (`PNG_CACHE_MB`, default 32 MiB; 0 turns it off).
     public var pngCacheBytes: Int
+    /// Failed authentications a client address may make per second on average
+    /// (`AUTH_FAILURE_RATE_PER_SECOND`, default 2); beyond its burst, requests from that address
+    /// without a cached valid key get 429 before the database is asked.
+    public var authenticationFailureRatePerSecond: Double = 2
+    /// Failed authentications a client address may make at once (`AUTH_FAILURE_BURST`, default 30).
+    public var authenticationFailureBurst: Double = 30
+    /// CPU-heavy jobs (ink parsing, rendering, SVG) waiting or running before new ones get 503
+    /// `busy` (`CPU_QUEUE_LIMIT`, default 128).
+    public var cpuQueueLimit: Int = 128
+    /// CPU jobs one API key may have waiting or running (`CPU_PER_KEY_LIMIT`, default 64); a key
+    /// runs at most all cores but one at once whatever this is.
+    public var cpuPerKeyLimit: Int = 64
 
     /// Creates a policy with the documented defaults.
     public init(geofenceRadiusMeters: Double = 200, clockAheadTolerance: TimeInterval = 300,
@@ -67,6 +79,18 @@ public struct APIPolicy: Sendable, Equatable {
         if let burst = try number("RATE_LIMIT_BURST", "a number >= 1", { $0 >= 1 }) {
             policy.rateLimitBurst = burst
         }
+        if let rate = try number("AUTH_FAILURE_RATE_PER_SECOND", "a number > 0", { $0 > 0 }) {
+            policy.authenticationFailureRatePerSecond = rate
+        }
+        if let burst = try number("AUTH_FAILURE_BURST", "a number >= 1", { $0 >= 1 }) {
+            policy.authenticationFailureBurst = burst
+        }
+        func count(_ name: String, _ range: ClosedRange<Int>) throws -> Int? {
+            try number(name, "a whole number in \(range.lowerBound)...\(range.upperBound)",
+                       { $0 == $0.rounded() && Double(range.lowerBound) <= $0 && $0 <= Double(range.upperBound) }).map { Int($0) }
+        }
+        if let limit = try count("CPU_QUEUE_LIMIT", 1...100_000) { policy.cpuQueueLimit = limit }
+        if let limit = try count("CPU_PER_KEY_LIMIT", 1...10_000) { policy.cpuPerKeyLimit = limit }
         if let megabytes = try number("PNG_CACHE_MB", "a whole number of MiB in 0...4096 (0 turns the cache off)",
                                       { (0...4096).contains($0) && $0 == $0.rounded() }) {
             policy.pngCacheBytes = Int(megabytes) << 20

@@ -15,11 +15,14 @@ public struct ProofIntake: Sendable {
     /// `renderOptions` as stored with every proof (made once: it does not change while serving).
     let renderOptionsJSON: String
     let metrics: (any ServiceMetrics)?
+    /// Where parsing and rendering run (never on the caller's thread).
+    let work: CPUWorkPool
 
     /// Creates the use case; `metrics`, when given, hears of every render and stored proof.
-    public init(proofs: ProofRepository, policy: APIPolicy, renderOptions: RenderOptions = RenderOptions(),
+    public init(proofs: ProofRepository, policy: APIPolicy, work: CPUWorkPool, renderOptions: RenderOptions = RenderOptions(),
                 metrics: (any ServiceMetrics)? = nil) {
         self.proofs = proofs
+        self.work = work
         self.policy = policy
         self.parser = InkParser()
         self.renderOptions = renderOptions
@@ -35,12 +38,13 @@ public struct ProofIntake: Sendable {
     /// `proof_already_recorded`, 400/422 for the body and its ink.
     public func accept(_ upload: ReceivedUpload, reference: String, actor: Actor, receivedAt: Date, origin: AuditOrigin,
                        idempotencyKey: String?, respond: (RecordedProof) -> IdempotentResponse) async throws -> IdempotentResponse {
-        let capture = try ProofUpload.parse(upload.json, parser: parser)
+        let parser = parser
+        let capture = try await work.run(for: actor.keyID) { [json = upload.json] in try ProofUpload.parse(json, parser: parser) }
         guard let state = try await proofs.deliveryState(reference: reference) else { throw ServiceError.deliveryNotFound(reference) }
         if state.proofID != nil { throw Self.alreadyRecorded(reference) }
         let assessment = CaptureAssessment(location: capture.location, destination: state.destination,
                                            capturedAt: capture.capturedAt.date, receivedAt: receivedAt, policy: policy)
-        let (ink, image) = try render(capture)
+        let (ink, image) = try await work.run(for: actor.keyID) { [self] in try render(capture) }
         let recorded = RecordedProof(id: UUID(), reference: reference, receivedAt: receivedAt, bodySHA256: upload.sha256,
                                      pngSHA256: SHA256.hash(image.png),
                                      distanceToDestinationMeters: assessment.distanceToDestinationMeters, flags: assessment.flags)

@@ -15,10 +15,13 @@ public struct ProofReader: Sendable {
     let renderOptions: RenderOptions
     let pngCache: StoredPNGCache
     let metrics: (any ServiceMetrics)?
+    /// Where stored ink is parsed and rendered again.
+    let work: CPUWorkPool
 
     /// Creates the use case over the repositories; stored PNGs are cached up to `pngCacheBytes`.
-    public init(proofs: ProofRepository, deliveries: DeliveryRepository, audit: AuditLog, pngCacheBytes: Int,
+    public init(proofs: ProofRepository, deliveries: DeliveryRepository, audit: AuditLog, pngCacheBytes: Int, work: CPUWorkPool,
                 renderOptions: RenderOptions = RenderOptions(), metrics: (any ServiceMetrics)? = nil) {
+        self.work = work
         self.proofs = proofs
         self.deliveries = deliveries
         self.audit = audit
@@ -63,33 +66,29 @@ public struct ProofReader: Sendable {
         return (stored.sha256, stored.bytes)
     }
 
-    /// A PNG of the stored ink at `width` and/or `height` pixels, with the options the stored PNG was made with.
-    public func resizedPNG(_ reference: String, width: Int?, height: Int?) async throws -> [UInt8] {
-        var (document, options) = try await storedInk(reference)
-        (options.layout.width, options.layout.height) = (width, height)
-        do {
+    /// A PNG of the stored ink at `width` and/or `height` pixels, with the options the stored PNG
+    /// was made with, rendered for `requester` on the CPU pool.
+    public func resizedPNG(_ reference: String, width: Int?, height: Int?, for requester: UUID?) async throws -> [UInt8] {
+        try await rendering(reference, for: requester) { (document, options) throws(RenderError) -> [UInt8] in
+            var options = options
+            (options.layout.width, options.layout.height) = (width, height)
             var timings = RenderTimings()
             let image = try SignatureRenderer.renderPNG(document, options: options, timings: &timings)
             metrics?.recordRender(timings, purpose: .resize)
             return image.png
-        } catch {
-            throw ServiceError(.unprocessable, code: "render_failed", detail: error.description)
         }
     }
 
-    /// The SVG of the stored ink.
-    public func svg(_ reference: String) async throws -> [UInt8] {
-        let (document, options) = try await storedInk(reference)
-        do {
-            return try SignatureRenderer.renderSVGBytes(document, options: options)
-        } catch {
-            throw ServiceError(.unprocessable, code: "render_failed", detail: error.description)
+    /// The SVG of the stored ink, rendered for `requester` on the CPU pool.
+    public func svg(_ reference: String, for requester: UUID?) async throws -> [UInt8] {
+        try await rendering(reference, for: requester) { (document, options) throws(RenderError) -> [UInt8] in
+            try SignatureRenderer.renderSVGBytes(document, options: options)
         }
     }
 
-    /// The stored ink as InkML.
-    public func inkml(_ reference: String) async throws -> [UInt8] {
-        InkMLWriter.inkml(try await storedInk(reference).0)
+    /// The stored ink as InkML, written for `requester` on the CPU pool.
+    public func inkml(_ reference: String, for requester: UUID?) async throws -> [UInt8] {
+        try await rendering(reference, for: requester) { document, _ in InkMLWriter.inkml(document) }
     }
 
     /// The body exactly as it was uploaded.
@@ -103,13 +102,24 @@ public struct ProofReader: Sendable {
         try await audit.append(action, subject: "delivery:\(reference)", details: details, origin: origin)
     }
 
-    /// The proof's stored ink and the render options its PNG was made with.
-    func storedInk(_ reference: String) async throws -> (InkDocument, RenderOptions) {
+    /// `render` applied, on the CPU pool, to the proof's stored ink and the render options its PNG
+    /// was made with; a render failure is 422 `render_failed`.
+    func rendering<T: Sendable>(_ reference: String, for requester: UUID?,
+                                _ render: @escaping @Sendable (InkDocument, RenderOptions) throws(RenderError) -> T) async throws -> T {
         guard let stored = try await proofs.ink(reference: reference) else { throw await missing(reference) }
-        do {
-            return (try parser.parse(stored.ink, format: .ink), StoredRenderOptions.options(stored.renderOptionsJSON, base: renderOptions))
-        } catch {
-            throw ServiceError(.internalError, code: "stored_ink_unreadable", detail: "The stored ink could not be read: \(error.description)")
+        let (parser, base) = (parser, renderOptions)
+        return try await work.run(for: requester) {
+            let document: InkDocument
+            do {
+                document = try parser.parse(stored.ink, format: .ink)
+            } catch {
+                throw ServiceError(.internalError, code: "stored_ink_unreadable", detail: "The stored ink could not be read: \(error)")
+            }
+            do {
+                return try render(document, StoredRenderOptions.options(stored.renderOptionsJSON, base: base))
+            } catch {
+                throw ServiceError(.unprocessable, code: "render_failed", detail: "\(error)")
+            }
         }
     }
 }

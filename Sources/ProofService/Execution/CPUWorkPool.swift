@@ -1,0 +1,117 @@
+import Foundation
+import NIOPosix
+import Synchronization
+
+/// Runs CPU-heavy work — parsing an upload's ink, rendering, re-rendering at another size, SVG —
+/// on threads of its own, one per core, so it never occupies Swift's cooperative pool (where
+/// every request handler, `/healthz` included, runs) or NIO's event loops.
+///
+/// Fair and bounded: one API key runs at most ``perKeyRunning`` jobs at once (the rest of its jobs
+/// wait their turn, so one client cannot take every core); at most ``queueLimit`` jobs wait or run
+/// in all, and at most ``perKeyLimit`` for one key. Past either limit ``run(for:_:)`` refuses at
+/// once with 503 `busy` and a `Retry-After`, instead of letting a queue grow behind one client.
+public final class CPUWorkPool: Sendable {
+    /// The threads, shared by every pool of the process: one per core, started once and never
+    /// stopped (a process has one set of cores; each pool bounds its own admissions).
+    static let threads: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: cores)
+        pool.start()
+        return pool
+    }()
+
+    /// The cores this process may use.
+    public static let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
+
+    /// Jobs waiting or running at once, in all.
+    public let queueLimit: Int
+    /// Jobs waiting or running at once for one key.
+    public let perKeyLimit: Int
+    /// Jobs running at once for one key.
+    public let perKeyRunning: Int
+
+    private struct KeyState {
+        var admitted = 0
+        var running = 0
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private struct State {
+        var admitted = 0
+        var keys: [UUID: KeyState] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    /// A pool admitting `queueLimit` jobs at once, `perKeyLimit` per key, running `perKeyRunning`
+    /// per key (default: all cores but one, so another client always has a core).
+    public init(queueLimit: Int, perKeyLimit: Int, perKeyRunning: Int = max(1, CPUWorkPool.cores - 1)) {
+        self.queueLimit = max(1, queueLimit)
+        self.perKeyLimit = max(1, perKeyLimit)
+        self.perKeyRunning = max(1, perKeyRunning)
+    }
+
+    /// Runs `work` on the pool's threads on behalf of `key` (nil: work of the service itself,
+    /// bounded only by the total); 503 `busy` when the pool or the key is full.
+    public func run<T: Sendable>(for key: UUID?, _ work: @escaping @Sendable () throws -> T) async throws -> T {
+        guard admit(key) else {
+            throw ServiceError(.unavailable, code: "busy", detail: "The server is busy rendering; retry shortly.", retryAfterSeconds: 1)
+        }
+        defer { release(key) }
+        if let key { await turn(key) }
+        defer { if let key { endTurn(key) } }
+        return try await Self.threads.runIfActive(work)
+    }
+
+    /// Jobs waiting or running now (for tests and metrics).
+    public var inFlight: Int { state.withLock { $0.admitted } }
+
+    private func admit(_ key: UUID?) -> Bool {
+        state.withLock { state in
+            guard state.admitted < queueLimit else { return false }
+            if let key {
+                guard state.keys[key, default: KeyState()].admitted < perKeyLimit else { return false }
+                state.keys[key, default: KeyState()].admitted += 1
+            }
+            state.admitted += 1
+            return true
+        }
+    }
+
+    private func release(_ key: UUID?) {
+        state.withLock { state in
+            state.admitted -= 1
+            guard let key, var entry = state.keys[key] else { return }
+            entry.admitted -= 1
+            state.keys[key] = entry.admitted > 0 ? entry : nil
+        }
+    }
+
+    /// Waits until `key` runs fewer than ``perKeyRunning`` jobs, then counts this one as running.
+    private func turn(_ key: UUID) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state in
+                if state.keys[key, default: KeyState()].running < perKeyRunning {
+                    state.keys[key, default: KeyState()].running += 1
+                    return true
+                }
+                state.keys[key, default: KeyState()].waiting.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// Hands the finished job's turn to the key's next waiting job, if any.
+    private func endTurn(_ key: UUID) {
+        let next: CheckedContinuation<Void, Never>? = state.withLock { state in
+            guard var entry = state.keys[key] else { return nil }
+            defer { state.keys[key] = entry }
+            if entry.waiting.isEmpty {
+                entry.running -= 1
+                return nil
+            }
+            return entry.waiting.removeFirst()
+        }
+        next?.resume()
+    }
+}
