@@ -411,6 +411,13 @@ struct HostileInputTests {
 
     /// Runs `body` with the full router (console files from a temporary public folder) on a live port.
     static func withLiveServer(idleTimeoutSeconds: Int = 30, _ body: @escaping @Sendable (Int, String) async throws -> Void) async throws {
+        try await withLiveServer(idleTimeoutSeconds: idleTimeoutSeconds) { port, publicDirectory, _ in try await body(port, publicDirectory) }
+    }
+
+    /// ``withLiveServer(idleTimeoutSeconds:_:)`` with the configuration adjusted by `configure`,
+    /// handing `body` the harness too (its keys).
+    static func withLiveServer(idleTimeoutSeconds: Int = 30, configure: @escaping @Sendable (inout ServiceConfiguration) -> Void = { _ in },
+                               _ body: @escaping @Sendable (Int, String, APITestHarness) async throws -> Void) async throws {
         try await APITestHarness.with { harness in
             let root = FileManager.default.temporaryDirectory.appendingPathComponent("hostile-\(UInt32.random(in: 0...UInt32.max))")
             let publicDirectory = root.appendingPathComponent("public")
@@ -420,15 +427,16 @@ struct HostileInputTests {
             try Data("body{}".utf8).write(to: publicDirectory.appendingPathComponent("css/site.css"))
             var logger = Logger(label: "test")
             logger.logLevel = .critical
-            let configuration = ServiceConfiguration(databaseURL: harness.scratch.url, publicDirectory: publicDirectory.path,
+            var configuration = ServiceConfiguration(databaseURL: harness.scratch.url, publicDirectory: publicDirectory.path,
                                                      dataDirectory: root.appendingPathComponent("data").path,
                                                      idleTimeoutSeconds: idleTimeoutSeconds)
+            configure(&configuration)
             let router = CountersignApplication.router(configuration: configuration, database: harness.database, logger: logger)
             let app = Application(router: router, server: CountersignApplication.server(configuration: configuration),
                                   configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
             try await app.test(.live) { client in
                 let port = try #require(client.port)
-                try await body(port, publicDirectory.path)
+                try await body(port, publicDirectory.path, harness)
             }
         }
     }

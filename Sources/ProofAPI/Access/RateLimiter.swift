@@ -1,9 +1,13 @@
 import Foundation
 import Synchronization
 
-/// Token buckets per API key: each key may make `burst` requests at once and `ratePerSecond` on
-/// average. In memory and per process: with N replicas a key gets up to N times the rate.
-public final class RateLimiter: Sendable {
+/// Token buckets per API key.
+public typealias RateLimiter = TokenBuckets<UUID>
+
+/// Token buckets per key (an API key, a client address): each key may make `burst` requests at
+/// once and `ratePerSecond` on average. In memory and per process: with N replicas a key gets up
+/// to N times the rate.
+public final class TokenBuckets<Key: Hashable & Sendable>: Sendable {
     /// The outcome for one request.
     public enum Decision: Sendable, Equatable {
         /// Go ahead.
@@ -24,7 +28,7 @@ public final class RateLimiter: Sendable {
     /// At most this many keys are tracked; beyond it, the least recently seen half is forgotten
     /// (a forgotten key starts again with a full bucket, which only ever errs towards allowing).
     let capacity: Int
-    private let buckets: Mutex<[UUID: Bucket]>
+    private let buckets: Mutex<[Key: Bucket]>
 
     /// A limiter; `ratePerSecond` must be positive.
     public init(ratePerSecond: Double, burst: Double, capacity: Int = 100_000) {
@@ -35,8 +39,17 @@ public final class RateLimiter: Sendable {
         self.buckets = Mutex([:])
     }
 
+    /// What ``acquire(_:now:)`` would decide for `key` at `now`, without taking a token.
+    public func check(_ key: Key, now: Double = monotonicSeconds()) -> Decision {
+        buckets.withLock { buckets in
+            guard let bucket = buckets[key] else { return .allowed }
+            let tokens = min(burst, bucket.tokens + max(0, now - bucket.updated) * ratePerSecond)
+            return tokens >= 1 ? .allowed : .limited(retryAfterSeconds: max(1, Int(((1 - tokens) / ratePerSecond).rounded(.up))))
+        }
+    }
+
     /// Takes a token for `key` at time `now` (seconds on a monotonic clock).
-    public func acquire(_ key: UUID, now: Double = RateLimiter.monotonicSeconds()) -> Decision {
+    public func acquire(_ key: Key, now: Double = monotonicSeconds()) -> Decision {
         buckets.withLock { buckets in
             var bucket = buckets[key] ?? Bucket(tokens: burst, updated: now)
             bucket.tokens = min(burst, bucket.tokens + max(0, now - bucket.updated) * ratePerSecond)
@@ -57,10 +70,11 @@ public final class RateLimiter: Sendable {
         }
     }
 
-    /// Seconds on the system's monotonic clock.
-    public static func monotonicSeconds() -> Double {
-        var spec = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &spec)
-        return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
-    }
+}
+
+/// Seconds on the system's monotonic clock.
+public func monotonicSeconds() -> Double {
+    var spec = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &spec)
+    return Double(spec.tv_sec) + Double(spec.tv_nsec) / 1e9
 }

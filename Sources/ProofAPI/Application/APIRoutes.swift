@@ -40,7 +40,9 @@ public struct APIRoutes: Sendable {
         // Without a cache from the application (and its listener), look-ups are never cached.
         let cache = authenticationCache ?? AuthenticationCache(timeToLive: .zero)
         let policy = services.policy
-        let v1 = router.group("v1").add(middleware: BearerAuthMiddleware(keys: services.keys, cache: cache))
+        let failures = AuthenticationFailureGuard(ratePerSecond: policy.authenticationFailureRatePerSecond,
+                                                  burst: policy.authenticationFailureBurst)
+        let v1 = router.group("v1").add(middleware: BearerAuthMiddleware(keys: services.keys, cache: cache, failures: failures))
         if policy.rateLimitPerSecond > 0 {
             v1.add(middleware: RateLimitMiddleware(limiter: RateLimiter(ratePerSecond: policy.rateLimitPerSecond,
                                                                         burst: policy.rateLimitBurst)))

@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdCore
 import Logging
+import NIOCore
 import Postgres
 import ProofService
 import ProofStore
@@ -28,7 +29,9 @@ public enum CountersignApplication {
         if let metrics { router.add(middleware: RequestMetricsMiddleware(metrics: metrics)) }
         router.add(middleware: RequestIDMiddleware())
         router.add(middleware: AccessLogMiddleware())
+        router.add(middleware: SecurityHeadersMiddleware(hstsMaxAgeSeconds: configuration.hstsMaxAgeSeconds))
         router.add(middleware: ProblemMiddleware())
+        router.add(middleware: PathGuardMiddleware())
         // The web console: files under `publicDirectory` answer whatever no route answered (404s only),
         // so the API always wins; paths containing ".." are refused by the middleware.
         router.add(middleware: FileMiddleware(configuration.publicDirectory, cacheControl: .init([(MediaType(type: .any), [.noCache])]),
@@ -42,11 +45,15 @@ public enum CountersignApplication {
         return router
     }
 
-    /// HTTP/1.1 with the configured idle timeout: a connection that sends nothing for that long while
+    /// HTTP/1.1 with the configured idle timeout — a connection that sends nothing for that long while
     /// idle or in the middle of a request (a slow or stalled client) is closed; a response being
-    /// written (a long export) is never cut.
+    /// written (a long export) is never cut — and the request deadline: a body must arrive within
+    /// `REQUEST_TIMEOUT_SECONDS`, and a response sent before its request's body was read closes the
+    /// connection instead of reading the rest (``RequestDeadlineHandler``).
     public static func server(configuration: ServiceConfiguration) -> HTTPServerBuilder {
-        .http1(configuration: .init(idleTimeout: .seconds(Int64(configuration.idleTimeoutSeconds))))
+        let timeout = TimeAmount.seconds(Int64(configuration.requestTimeoutSeconds))
+        return .http1(configuration: .init(additionalChannelHandlers: [RequestDeadlineHandler(timeout: timeout)],
+                                           idleTimeout: .seconds(Int64(configuration.idleTimeoutSeconds))))
     }
 
     /// The application; the database clients and `services` (background work such as partition

@@ -7,35 +7,44 @@ import ProofStore
 /// revoked key is 401 (with `WWW-Authenticate: Bearer`). Roles are checked by each route.
 ///
 /// Successful look-ups are served from `cache` while it is live (``AuthenticationCache``: a
-/// revocation empties it on every server as soon as PostgreSQL's notification arrives).
+/// revocation empties it on every server as soon as PostgreSQL's notification arrives). Failures
+/// are counted per client address by `failures`, which answers 429 before the database once an
+/// address has used up its burst, and 401 at once for a token it recently found unknown.
 public struct BearerAuthMiddleware: RouterMiddleware {
     public typealias Context = AppRequestContext
 
     let keys: APIKeyRepository
     let cache: AuthenticationCache
+    let failures: AuthenticationFailureGuard
 
-    /// Creates the middleware over the key store and a cache of its look-ups.
-    init(keys: APIKeyRepository, cache: AuthenticationCache) {
+    /// Creates the middleware over the key store, a cache of its look-ups and the failure guard.
+    init(keys: APIKeyRepository, cache: AuthenticationCache, failures: AuthenticationFailureGuard) {
         self.keys = keys
         self.cache = cache
+        self.failures = failures
     }
 
     public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        guard let header = request.headers[.authorization] else {
-            throw Self.unauthorized("An API key is required: Authorization: Bearer <token>.")
-        }
-        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
-            throw Self.unauthorized("The Authorization header must be: Bearer <token>.")
-        }
-        let token = parts[1].trimmingCharacters(in: .whitespaces)
-        let tokenHash = APIKeyRepository.hash(token)
+        let address = context.clientAddress
+        let token = request.headers[.authorization].flatMap(Self.bearerToken)
+        let tokenHash = token.map(APIKeyRepository.hash)
         let actor: Actor
-        if let cached = cache.actor(forTokenHash: tokenHash) {
+        if let tokenHash, let cached = cache.actor(forTokenHash: tokenHash) {
             actor = cached
         } else {
+            if let seconds = failures.retryAfter(address) {
+                throw Problem(.tooManyRequests, code: "rate_limited",
+                              detail: "Too many failed authentications from this address. Retry after \(seconds) s.",
+                              headers: [.retryAfterHeader: String(seconds)])
+            }
+            guard let token, let tokenHash else {
+                failures.recordFailure(address)
+                throw Self.unauthorized(request.headers[.authorization] == nil
+                    ? "An API key is required: Authorization: Bearer <token>." : "The Authorization header must be: Bearer <token>.")
+            }
             let generation = cache.generation
-            guard let found = try await keys.authenticate(token: token) else {
+            guard !failures.isKnownUnknown(tokenHash), let found = try await keys.authenticate(token: token) else {
+                failures.recordFailure(address, unknownTokenHash: tokenHash)
                 throw Self.unauthorized("The API key is unknown or revoked.")
             }
             cache.remember(found, forTokenHash: tokenHash, generation: generation)
@@ -45,6 +54,13 @@ public struct BearerAuthMiddleware: RouterMiddleware {
         context.actor = actor
         context.logger[metadataKey: "api_key"] = .string(actor.keyID.uuidString.lowercased())
         return try await next(request, context)
+    }
+
+    /// The token of a `Bearer <token>` header; nil when the header has another form.
+    static func bearerToken(_ header: String) -> String? {
+        let parts = header.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        return parts[1].trimmingCharacters(in: .whitespaces)
     }
 
     static func unauthorized(_ detail: String) -> Problem {

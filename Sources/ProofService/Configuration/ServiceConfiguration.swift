@@ -28,6 +28,12 @@ public struct ServiceConfiguration: Sendable {
     /// Seconds a connection may stay silent — idle, or part-way through sending a request — before
     /// it is closed (`IDLE_TIMEOUT_SECONDS`, default 30).
     public var idleTimeoutSeconds: Int
+    /// Seconds a client has to send a request's body once its head arrived; a slower one is cut
+    /// off (`REQUEST_TIMEOUT_SECONDS`, default 60).
+    public var requestTimeoutSeconds = 60
+    /// `Strict-Transport-Security` max-age for a service reached over TLS (`HSTS_MAX_AGE_SECONDS`,
+    /// default 0: no header, as the service itself speaks plain HTTP behind a proxy).
+    public var hstsMaxAgeSeconds = 0
     /// Folder for state the service makes itself, such as a generated checkpoint key (`DATA_DIR`, default ./.data).
     public var dataDirectory: String
     /// PKCS#8 PEM Ed25519 key signing audit checkpoints and export manifests (`CHECKPOINT_KEY_FILE`);
@@ -96,6 +102,8 @@ public struct ServiceConfiguration: Sendable {
         if let directory = value("DATA_DIR") { configuration.dataDirectory = directory }
         if let file = value("CHECKPOINT_KEY_FILE") { configuration.checkpointKeyFile = file }
         if let seconds = try integer("IDLE_TIMEOUT_SECONDS", in: 1...3600) { configuration.idleTimeoutSeconds = seconds }
+        if let seconds = try integer("REQUEST_TIMEOUT_SECONDS", in: 1...3600) { configuration.requestTimeoutSeconds = seconds }
+        if let seconds = try integer("HSTS_MAX_AGE_SECONDS", in: 0...(2 * 365 * 86_400)) { configuration.hstsMaxAgeSeconds = seconds }
         configuration.policy = try APIPolicy.parse(environment)
         return configuration
     }
