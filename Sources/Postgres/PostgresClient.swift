@@ -1,7 +1,6 @@
 import Logging
 import NIOPosix
 import ServiceLifecycle
-import Synchronization
 
 /// A bounded pool of libpq connections with an async API.
 ///
@@ -27,14 +26,24 @@ public final class PostgresClient: Sendable {
         self.logger = logger
     }
 
-    /// Runs one parameterised statement on any pooled connection.
+    /// Runs one statement on any pooled connection, its interpolated values bound.
+    @discardableResult
+    public func query(_ query: PostgresQuery) async throws -> PostgresResult {
+        try await withConnection { try await $0.query(query) }
+    }
+
+    /// Runs one parameterised statement (`$1`, `$2`, … in `sql`) on any pooled connection.
+    ///
+    /// Disfavoured so that an interpolated literal is a ``PostgresQuery`` (values bound), never
+    /// text with the values spliced in.
+    @_disfavoredOverload
     @discardableResult
     public func query(_ sql: String, _ parameters: [any PostgresBindable] = []) async throws -> PostgresResult {
         try await withConnection { try await $0.query(sql, parameters) }
     }
 
     /// Leases one connection for the duration of `body`; statements in `body` run in order on it.
-    /// Statements still queued (``PostgresSession/enqueue(_:_:check:)``) when `body` returns are
+    /// Statements still queued (``PostgresSession/enqueue(_:check:)``) when `body` returns are
     /// sent before the connection goes back; when `body` throws they are dropped.
     public func withConnection<T: Sendable>(_ body: (PostgresSession) async throws -> T) async throws -> T {
         let connection = try await lease()
@@ -84,7 +93,8 @@ public final class PostgresClient: Sendable {
     /// One attempt of ``withTransaction(isolation:retryingStalePlans:_:)`` on `session`.
     private func transaction<T: Sendable>(in session: PostgresSession, isolation: String?,
                                           _ body: (PostgresSession) async throws -> T) async throws -> T {
-        session.enqueue(isolation.map { "BEGIN ISOLATION LEVEL \($0)" } ?? "BEGIN")
+        let begin: PostgresQuery = isolation.map { "BEGIN ISOLATION LEVEL \(unescaped: $0)" } ?? "BEGIN"
+        session.enqueue(begin)
         do {
             let value = try await body(session)
             try await session.execute("COMMIT")
@@ -170,104 +180,5 @@ extension PostgresClient: Service {
     public func run() async throws {
         try? await gracefulShutdown()
         await shutdown()
-    }
-}
-
-/// A leased connection: statements run in order, each on the client's thread pool.
-///
-/// Statements may also be queued with ``enqueue(_:_:check:)``: they are sent with the next
-/// statement (or the commit, or when the lease ends) in one round trip.
-public struct PostgresSession: Sendable {
-    let connection: PostgresConnection
-    let threadPool: NIOThreadPool
-    private let queued = StatementQueue()
-
-    init(connection: PostgresConnection, threadPool: NIOThreadPool) {
-        self.connection = connection
-        self.threadPool = threadPool
-    }
-
-    /// Runs one parameterised statement, after any queued ones in the same round trip, and returns
-    /// its rows. An error of a queued statement (or of its `check`) is thrown here.
-    @discardableResult
-    public func query(_ sql: String, _ parameters: [any PostgresBindable] = []) async throws -> PostgresResult {
-        try await send(queued.takeAll(), then: PostgresStatement(sql, parameters)).last!
-    }
-
-    /// Runs one parameterised statement, ignoring rows.
-    public func execute(_ sql: String, _ parameters: [any PostgresBindable] = []) async throws {
-        try await query(sql, parameters)
-    }
-
-    /// Queues a statement to be sent with the next statement of this session (or the commit, or
-    /// the end of the lease) in one round trip, saving the wait for its answer. `check` sees its
-    /// result then, and may throw; that error, like the statement's own, is thrown by the call
-    /// that sent it. Use it for statements whose result the caller does not need before its next one.
-    public func enqueue(_ sql: String, _ parameters: [any PostgresBindable] = [],
-                        check: (@Sendable (PostgresResult) throws -> Void)? = nil) {
-        queued.append(QueuedStatement(statement: PostgresStatement(sql, parameters), check: check))
-    }
-
-    /// Sends the queued statements, if any.
-    func flush() async throws {
-        let pending = queued.takeAll()
-        if !pending.isEmpty { _ = try await send(pending) }
-    }
-
-    /// Forgets the queued statements (the work they belonged to failed).
-    func discardQueued() {
-        _ = queued.takeAll()
-    }
-
-    /// Sends `pending`, then `last`, in one round trip (a single statement goes on its own, a
-    /// pipeline otherwise), runs the checks, and returns every statement's result.
-    private func send(_ pending: [QueuedStatement], then last: PostgresStatement? = nil) async throws -> [PostgresResult] {
-        let statements = pending.map(\.statement) + (last.map { [$0] } ?? [])
-        let connection = self.connection
-        let results: [PostgresResult]
-        do {
-            results = try await threadPool.runIfActive { try connection.pipeline(statements) }
-        } catch {
-            throw PostgresClient.normalise(error)
-        }
-        for (item, result) in zip(pending, results) { try item.check?(result) }
-        return results
-    }
-
-    /// Runs a trusted multi-statement script (migrations only; never user input).
-    public func executeScript(_ sql: String) async throws {
-        try await flush()
-        let connection = self.connection
-        do {
-            try await threadPool.runIfActive { try connection.executeScript(sql) }
-        } catch {
-            throw PostgresClient.normalise(error)
-        }
-    }
-
-    /// The server process id of this connection.
-    public var backendPID: Int32 { connection.backendPID }
-}
-
-/// A statement waiting to be sent, and what to check in its result.
-struct QueuedStatement: Sendable {
-    var statement: PostgresStatement
-    var check: (@Sendable (PostgresResult) throws -> Void)?
-}
-
-/// The statements a session has queued. A session is used by one task at a time; the lock only
-/// makes that safe to state to the compiler.
-final class StatementQueue: Sendable {
-    private let items = Mutex<[QueuedStatement]>([])
-
-    func append(_ item: QueuedStatement) {
-        items.withLock { $0.append(item) }
-    }
-
-    func takeAll() -> [QueuedStatement] {
-        items.withLock { items in
-            defer { items.removeAll() }
-            return items
-        }
     }
 }

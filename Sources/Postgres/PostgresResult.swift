@@ -85,21 +85,3 @@ public final class PostgresResult: @unchecked Sendable {
         rowCount > 0 ? PostgresRow(result: self, index: 0) : nil
     }
 }
-
-/// One row of a `PostgresResult`.
-public struct PostgresRow: Sendable {
-    /// The result this row belongs to.
-    public let result: PostgresResult
-    /// Zero-based row index.
-    public let index: Int
-
-    /// Decodes column `column` (by position).
-    public func decode<T: PostgresDecodable>(_ type: T.Type = T.self, _ column: Int) throws(PostgresError) -> T {
-        try result.decode(type, row: index, column: column)
-    }
-
-    /// Decodes the column called `name`.
-    public func decode<T: PostgresDecodable>(_ type: T.Type = T.self, _ name: String) throws(PostgresError) -> T {
-        try result.decode(type, row: index, column: name)
-    }
-}

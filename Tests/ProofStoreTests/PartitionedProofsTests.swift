@@ -130,9 +130,9 @@ struct PartitionedProofsTests {
 
             // Immutable: no TRUNCATE of a partition, no DELETE or UPDATE through it.
             let oldest = Self.partition(for: Self.month(-4))
-            await #expect(throws: PostgresError.self) { try await database.query("TRUNCATE \(oldest)") }
+            await #expect(throws: PostgresError.self) { try await database.query("TRUNCATE \(unescaped: oldest)") }
             await #expect(throws: PostgresError.self) { try await database.query("TRUNCATE proofs_default") }
-            await #expect(throws: PostgresError.self) { try await database.query("DELETE FROM \(oldest)") }
+            await #expect(throws: PostgresError.self) { try await database.query("DELETE FROM \(unescaped: oldest)") }
             await #expect(throws: PostgresError.self) { try await database.query("UPDATE proofs SET signer_name = 'x'") }
             #expect(try await Self.count("SELECT count(*) FROM proofs", in: database) == stored.count)
         }
@@ -232,7 +232,7 @@ struct PartitionedProofsTests {
                 SELECT count(*) FROM pg_inherits i WHERE i.inhparent = 'proofs'::regclass
                 AND NOT EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = i.inhrelid AND t.tgname = 'proofs_no_truncate')
                 """, in: database) == 0)
-            await #expect(throws: PostgresError.self) { try await database.query("TRUNCATE \(Self.partition(for: Self.month(12)))") }
+            await #expect(throws: PostgresError.self) { try await database.query("TRUNCATE \(unescaped: Self.partition(for: Self.month(12)))") }
         }
     }
 
@@ -240,7 +240,7 @@ struct PartitionedProofsTests {
     func periodicMaintenance() async throws {
         try await ScratchDatabase.with(prefix: "part_loop") { _, database in
             let month = Self.partition(for: Self.month(3))
-            try await database.query("DROP TABLE \(month)")
+            try await database.query("DROP TABLE \(unescaped: month)")
             let exists = "SELECT count(*) FROM pg_class WHERE relname = '\(month)'"
             let loop = Task { await PartitionMaintenance(database: database).runPeriodically(every: .milliseconds(20)) }
             var polls = 0
@@ -289,8 +289,8 @@ struct PartitionedProofsTests {
             let current = Self.partition("ledger", for: Date())
             try await database.query("INSERT INTO ledger VALUES (2, now(), 'now')")
             #expect(try await Self.count("SELECT count(*) FROM \(current)", in: database) == 1)
-            await #expect(throws: PostgresError.self) { try await database.query("TRUNCATE \(current)") }
-            await #expect(throws: PostgresError.self) { try await database.query("DELETE FROM \(current)") }
+            await #expect(throws: PostgresError.self) { try await database.query("TRUNCATE \(unescaped: current)") }
+            await #expect(throws: PostgresError.self) { try await database.query("DELETE FROM \(unescaped: current)") }
             // Not a timestamptz range key.
             await #expect(throws: PostgresError.self) {
                 try await database.query("SELECT * FROM countersign_ensure_monthly_partitions('by_number', 1)")
