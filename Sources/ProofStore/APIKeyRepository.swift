@@ -33,9 +33,9 @@ public struct APIKeyRepository: Sendable {
         let token = Self.tokenPrefix + Self.base64URL(secret)
         let key = try await database.withTransaction(retryingStalePlans: true) { session in
             let result = try await session.query("""
-                INSERT INTO api_keys (name, role, token_sha256) VALUES ($1, $2, $3)
-                RETURNING id, name, role, created_at, revoked_at
-                """, [trimmed, role.rawValue, PostgresBytes(Self.hash(token))])
+                INSERT INTO api_keys (name, role, token_sha256) VALUES (\(trimmed), \(role.rawValue), \(PostgresBytes(Self.hash(token))))
+                RETURNING \(unescaped: Self.columns)
+                """)
             let key = try Self.key(result.rows[0])
             try await AuditLog.append(.keyCreated, subject: "key:\(key.id.uuidString.lowercased())",
                                       details: ["name": key.name, "role": key.role.rawValue], origin: origin, in: session)
@@ -46,7 +46,7 @@ public struct APIKeyRepository: Sendable {
 
     /// Every key, oldest first.
     public func list() async throws -> [APIKey] {
-        try await database.query("SELECT id, name, role, created_at, revoked_at FROM api_keys ORDER BY created_at, id")
+        try await database.query("SELECT \(unescaped: Self.columns) FROM api_keys ORDER BY created_at, id")
             .rows.map(Self.key)
     }
 
@@ -56,10 +56,11 @@ public struct APIKeyRepository: Sendable {
     public func revoke(id: UUID, origin: AuditOrigin = .cli) async throws -> Bool {
         try await database.withTransaction(retryingStalePlans: true) { session in
             // now() is the transaction's start time, so `revoked_at = now()` means "revoked by this statement".
-            let result = try await session.query(
-                "UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = $1 RETURNING revoked_at = now()", [id])
+            let result = try await session.query("""
+                UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = \(id) RETURNING revoked_at = now() AS revoked_now
+                """)
             guard let row = result.first else { return false }
-            if try row.decode(Bool.self, 0) {
+            if try row.decode(Bool.self, "revoked_now") {
                 try await AuditLog.append(.keyRevoked, subject: "key:\(id.uuidString.lowercased())", origin: origin, in: session)
             }
             return true
@@ -70,10 +71,11 @@ public struct APIKeyRepository: Sendable {
     public func authenticate(token: String) async throws -> Actor? {
         guard token.hasPrefix(Self.tokenPrefix), token.utf8.count < 200 else { return nil }
         let result = try await database.query(
-            "SELECT id, name, role FROM api_keys WHERE token_sha256 = $1 AND revoked_at IS NULL",
-            [PostgresBytes(Self.hash(token))])
-        guard let row = result.first, let role = Role(rawValue: try row.decode(String.self, 2)) else { return nil }
-        return Actor(keyID: try row.decode(UUID.self, 0), name: try row.decode(String.self, 1), role: role)
+            "SELECT id, name, role FROM api_keys WHERE token_sha256 = \(PostgresBytes(Self.hash(token))) AND revoked_at IS NULL")
+        guard let row = result.first else { return nil }
+        let (id, name, roleName) = try row.decode((UUID, String, String).self)
+        guard let role = Role(rawValue: roleName) else { return nil }
+        return Actor(keyID: id, name: name, role: role)
     }
 
     /// SHA-256 of the token's UTF-8 bytes.
@@ -88,13 +90,16 @@ public struct APIKeyRepository: Sendable {
             .replacingOccurrences(of: "=", with: "")
     }
 
+    /// The columns ``key(_:)`` decodes.
+    static let columns = "id, name, role, created_at, revoked_at"
+
+    /// Decodes the ``columns`` of `row`.
     static func key(_ row: PostgresRow) throws -> APIKey {
-        let roleName = try row.decode(String.self, 2)
+        let (id, name, roleName, createdAt, revokedAt) = try row.decode((UUID, String, String, Date, Date?).self)
         guard let role = Role(rawValue: roleName) else {
             throw PostgresError(.decodingFailed, message: "unknown role \(roleName)")
         }
-        return APIKey(id: try row.decode(UUID.self, 0), name: try row.decode(String.self, 1), role: role,
-                      createdAt: try row.decode(Date.self, 3), revokedAt: try row.decode(Date?.self, 4))
+        return APIKey(id: id, name: name, role: role, createdAt: createdAt, revokedAt: revokedAt)
     }
 }
 

@@ -34,13 +34,14 @@ public struct AuditCheckpointStore: Sendable {
     }
 
     static func store(_ checkpoint: AuditCheckpoint, in session: PostgresSession) async throws {
+        let headHash = checkpoint.version == 1 ? PostgresBytes(checkpoint.headHash) : nil
+        let heads = checkpoint.version == 2 ? PostgresBytes(AuditChainHead.encode(checkpoint.heads)) : nil
         try await session.execute("""
             INSERT INTO audit_checkpoints (version, seq, head_hash, heads, signed_at, algorithm, public_key, signature)
-            VALUES ($1::smallint, $2, $3::bytea, $4::bytea, $5, $6, $7, $8)
-            """, [Int16(checkpoint.version), checkpoint.seq, checkpoint.version == 1 ? PostgresBytes(checkpoint.headHash) : nil,
-                  checkpoint.version == 2 ? PostgresBytes(AuditChainHead.encode(checkpoint.heads)) : nil,
-                  AuditTimestamp(micros: checkpoint.signedAtMicros), AuditCheckpoint.algorithm, PostgresBytes(checkpoint.publicKey),
-                  PostgresBytes(checkpoint.signature)])
+            VALUES (\(Int16(checkpoint.version))::smallint, \(checkpoint.seq), \(headHash)::bytea, \(heads)::bytea,
+                \(AuditTimestamp(micros: checkpoint.signedAtMicros)), \(AuditCheckpoint.algorithm), \(PostgresBytes(checkpoint.publicKey)),
+                \(PostgresBytes(checkpoint.signature)))
+            """)
     }
 
     /// Every chain's head as `audit_chains` holds it, by ascending chain, read in one statement
@@ -48,26 +49,27 @@ public struct AuditCheckpointStore: Sendable {
     /// so a committed head always names a committed event.
     public static func heads(in session: PostgresSession) async throws -> [AuditChainHead] {
         try await session.query("SELECT chain, head_seq, head_hash FROM audit_chains ORDER BY chain").rows.map { row in
-            AuditChainHead(chain: Int16(try row.decode(Int64.self, 0)), seq: try row.decode(Int64.self, 1), hash: try row.decode([UInt8].self, 2))
+            let (chain, seq, hash) = try row.decode((Int64, Int64, [UInt8]).self)
+            return AuditChainHead(chain: Int16(chain), seq: seq, hash: hash)
         }
     }
 
     /// The newest stored checkpoint, if any.
     static func latest(in session: PostgresSession) async throws -> AuditCheckpoint? {
-        try await session.query("SELECT \(columns) FROM audit_checkpoints ORDER BY id DESC LIMIT 1").first.map { try checkpoint($0) }
+        try await session.query("SELECT \(unescaped: columns) FROM audit_checkpoints ORDER BY id DESC LIMIT 1").first.map { try checkpoint($0) }
     }
 
     static let columns = "version, seq, head_hash, heads, signed_at, public_key, signature"
 
-    /// A checkpoint from ``columns`` starting at column `offset` of `row`.
-    static func checkpoint(_ row: PostgresRow, from offset: Int = 0) throws -> AuditCheckpoint {
-        let signedAt = try row.decode(AuditTimestamp.self, offset + 4).micros
-        let publicKey = try row.decode([UInt8].self, offset + 5), signature = try row.decode([UInt8].self, offset + 6)
-        if try row.decode(Int64.self, offset) == 1 {
-            return AuditCheckpoint(seq: try row.decode(Int64.self, offset + 1), headHash: try row.decode([UInt8].self, offset + 2),
+    /// A checkpoint from the ``columns`` of `row`, by name.
+    static func checkpoint(_ row: PostgresRow) throws -> AuditCheckpoint {
+        let signedAt = try row.decode(AuditTimestamp.self, "signed_at").micros
+        let publicKey = try row.decode([UInt8].self, "public_key"), signature = try row.decode([UInt8].self, "signature")
+        if try row.decode(Int64.self, "version") == 1 {
+            return AuditCheckpoint(seq: try row.decode(Int64.self, "seq"), headHash: try row.decode([UInt8].self, "head_hash"),
                                    signedAtMicros: signedAt, publicKey: publicKey, signature: signature)
         }
-        let heads = AuditChainHead.decode(try row.decode([UInt8]?.self, offset + 3) ?? []) ?? []
+        let heads = AuditChainHead.decode(try row.decode([UInt8]?.self, "heads") ?? []) ?? []
         return AuditCheckpoint(heads: heads, signedAtMicros: signedAt, publicKey: publicKey, signature: signature)
     }
 }

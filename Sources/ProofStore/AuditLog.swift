@@ -102,31 +102,32 @@ public struct AuditLog: Sendable {
             // the general one's estimates depend on its arrays, so PostgreSQL would plan it anew on
             // every execution; this one keeps its generic plan.
             locked = try await session.query("""
-                WITH locked AS (SELECT chain, head_seq, head_hash FROM audit_chains WHERE chain = $1::smallint FOR UPDATE)
+                WITH locked AS (SELECT chain, head_seq, head_hash FROM audit_chains WHERE chain = \(wanted[0])::smallint FOR UPDATE)
                 SELECT chain, head_seq, head_hash, nextval('audit_events_seq')::text FROM locked
-                """, [wanted[0]])
+                """)
         } else {
+            let chainList = "{" + wanted.map(String.init).joined(separator: ",") + "}"
+            let countList = "{" + wanted.map { String(counts[$0]!) }.joined(separator: ",") + "}"
             locked = try await session.query("""
                 WITH locked AS (
                     SELECT a.chain, a.head_seq, a.head_hash FROM audit_chains a
-                    WHERE a.chain = ANY($1::smallint[]) ORDER BY a.chain FOR UPDATE
+                    WHERE a.chain = ANY(\(chainList)::smallint[]) ORDER BY a.chain FOR UPDATE
                 )
                 SELECT l.chain, l.head_seq, l.head_hash,
                     array_to_string(ARRAY(SELECT nextval('audit_events_seq') FROM generate_series(1, u.n)), ',')
-                FROM locked l JOIN unnest($1::smallint[], $2::int[]) AS u(c, n) ON u.c = l.chain
-                """, ["{" + wanted.map(String.init).joined(separator: ",") + "}",
-                      "{" + wanted.map { String(counts[$0]!) }.joined(separator: ",") + "}"])
+                FROM locked l JOIN unnest(\(chainList)::smallint[], \(countList)::int[]) AS u(c, n) ON u.c = l.chain
+                """)
         }
         var heads: [Int16: AuditChainHead] = [:]
         var numbers: [Int16: ArraySlice<Int64>] = [:]
         for row in locked.rows {
-            let chain = Int16(try row.decode(Int64.self, 0))
-            heads[chain] = AuditChainHead(chain: chain, seq: try row.decode(Int64.self, 1), hash: try row.decode([UInt8].self, 2))
-            numbers[chain] = ArraySlice(try row.decode(String.self, 3).split(separator: ",").compactMap { Int64($0) }.sorted())
+            let (chainNumber, seq, hash, drawn) = try row.decode((Int64, Int64, [UInt8], String).self)
+            let chain = Int16(chainNumber)
+            heads[chain] = AuditChainHead(chain: chain, seq: seq, hash: hash)
+            numbers[chain] = ArraySlice(drawn.split(separator: ",").compactMap { Int64($0) }.sorted())
         }
         var events: [AuditEvent] = []
-        var rows: [String] = []
-        var parameters: [any PostgresBindable] = []
+        var rows: [PostgresQuery] = []
         for (entry, chain) in zip(entries, chains) {
             guard let head = heads[chain], let seq = numbers[chain]?.popFirst() else {
                 throw PostgresError(.decodingFailed, message: "audit chain \(chain) was not locked")
@@ -140,23 +141,19 @@ public struct AuditLog: Sendable {
                                    detailsJSON: detailsJSON, prevHash: head.hash, hash: [], chain: chain, encoding: .v2)
             event.hash = event.recomputedHash
             heads[chain] = AuditChainHead(chain: chain, seq: seq, hash: event.hash)
-            let base = parameters.count
             // Text is bound as `::text`: a parameter left to take the column's domain type (0011)
             // would go through domain_in, which sets the domain up again at every bind.
-            rows.append("($\(base + 1), $\(base + 2)::smallint, 2, $\(base + 3), $\(base + 4), $\(base + 5)::text, $\(base + 6)::text, "
-                        + "$\(base + 7), $\(base + 8)::text, $\(base + 9)::text, $\(base + 10)::text, $\(base + 11), $\(base + 12), "
-                        + "$\(base + 13))")
-            parameters += [event.seq, event.chain, AuditTimestamp(micros: event.occurredAtMicros), event.actorKeyID, event.actorRole,
-                           event.action, event.subject, event.requestID, event.clientAddress, event.userAgent, event.detailsJSON,
-                           PostgresBytes(event.prevHash), PostgresBytes(event.hash)]
+            rows.append("""
+                (\(event.seq), \(event.chain)::smallint, 2, \(AuditTimestamp(micros: event.occurredAtMicros)), \(event.actorKeyID), \
+                \(event.actorRole)::text, \(event.action)::text, \(event.subject), \(event.requestID)::text, \
+                \(event.clientAddress)::text, \(event.userAgent)::text, \(event.detailsJSON), \(PostgresBytes(event.prevHash)), \
+                \(PostgresBytes(event.hash)))
+                """)
             events.append(event)
         }
-        var moved: [String] = []
-        for chain in wanted {
+        let moved: [PostgresQuery] = wanted.map { chain in
             let head = heads[chain]!
-            let base = parameters.count
-            moved.append("($\(base + 1)::smallint, $\(base + 2)::bigint, $\(base + 3)::bytea)")
-            parameters += [head.chain, head.seq, PostgresBytes(head.hash)]
+            return "(\(head.chain)::smallint, \(head.seq)::bigint, \(PostgresBytes(head.hash))::bytea)"
         }
         session.enqueue("""
             WITH moved AS (
@@ -166,7 +163,7 @@ public struct AuditLog: Sendable {
             INSERT INTO audit_events (seq, chain, encoding, occurred_at, actor_key_id, actor_role, action, subject, request_id,
                 client_address, user_agent, details_text, prev_hash, hash)
             VALUES \(rows.joined(separator: ", "))
-            """, parameters)
+            """)
         return events
     }
 
@@ -183,17 +180,15 @@ public struct AuditLog: Sendable {
     /// its chain, not when it commits, so an event can become visible after one with a higher seq:
     /// a reader paging the newest events can miss one that commits late (`docs/audit.md`, "Listing events").
     public func events(_ query: AuditQuery) async throws -> AuditPage {
-        let filter = SQLFilter()
-        if let since = query.since { filter.add("occurred_at >= \(filter.bind(since))") }
-        if let until = query.until { filter.add("occurred_at < \(filter.bind(until))") }
-        if let actor = query.actorKeyID { filter.add("actor_key_id = \(filter.bind(actor))") }
-        if let action = query.action { filter.add("action = \(filter.bind(action))") }
-        if let subject = query.subject { filter.add("subject = \(filter.bind(subject))") }
-        if let after = query.afterSeq { filter.add("seq > \(filter.bind(after))") }
-        let limit = filter.bind(query.limit + 1)
-        let whereClause = filter.whereClause
+        var filter = SQLFilter()
+        if let since = query.since { filter.add("occurred_at >= \(since)") }
+        if let until = query.until { filter.add("occurred_at < \(until)") }
+        if let actor = query.actorKeyID { filter.add("actor_key_id = \(actor)") }
+        if let action = query.action { filter.add("action = \(action)") }
+        if let subject = query.subject { filter.add("subject = \(subject)") }
+        if let after = query.afterSeq { filter.add("seq > \(after)") }
         let result = try await database.query(
-            "SELECT \(Self.columns) FROM audit_events \(whereClause) ORDER BY seq LIMIT \(limit)", filter.parameters)
+            "SELECT \(unescaped: Self.columns) FROM audit_events \(filter.whereClause) ORDER BY seq LIMIT \(query.limit + 1)")
         let page = keysetPage(try result.rows.map(Self.event), limit: query.limit, seq: \.seq)
         return AuditPage(events: page.rows, nextSeq: page.nextSeq)
     }
@@ -201,19 +196,20 @@ public struct AuditLog: Sendable {
     /// Up to `limit` events after `(seq, occurred_at)`, by ascending primary key, read in `session`
     /// (a duplicated seq, which only tampering can make, is read twice, not skipped).
     static func page(after key: (Int64, AuditTimestamp), limit: Int, in session: PostgresSession) async throws -> [AuditEvent] {
-        try await session.query(
-            "SELECT \(columns) FROM audit_events WHERE (seq, occurred_at) > ($1, $2) ORDER BY seq, occurred_at LIMIT $3",
-            [key.0, key.1, limit]).rows.map(event)
+        try await session.query("""
+            SELECT \(unescaped: columns) FROM audit_events WHERE (seq, occurred_at) > (\(key.0), \(key.1))
+            ORDER BY seq, occurred_at LIMIT \(limit)
+            """).rows.map(event)
     }
 
+    /// Decodes the ``columns`` of `row`.
     static func event(_ row: PostgresRow) throws -> AuditEvent {
-        AuditEvent(seq: try row.decode(Int64.self, 0), occurredAtMicros: try row.decode(AuditTimestamp.self, 1).micros,
-                   actorKeyID: try row.decode(UUID?.self, 2), actorRole: try row.decode(String?.self, 3),
-                   action: try row.decode(String.self, 4), subject: try row.decode(String.self, 5),
-                   requestID: try row.decode(String?.self, 6), clientAddress: try row.decode(String?.self, 7),
-                   userAgent: try row.decode(String?.self, 8), detailsJSON: try row.decode(String.self, 9),
-                   prevHash: try row.decode([UInt8].self, 10), hash: try row.decode([UInt8].self, 11),
-                   chain: Int16(try row.decode(Int64.self, 12)),
-                   encoding: AuditEvent.Encoding(rawValue: Int16(try row.decode(Int64.self, 13))) ?? .v2)
+        let (seq, occurredAt, actorKeyID, actorRole, action, subject, requestID, clientAddress, userAgent, detailsJSON,
+             prevHash, hash, chain, encoding) = try row.decode(
+            (Int64, AuditTimestamp, UUID?, String?, String, String, String?, String?, String?, String, [UInt8], [UInt8], Int64, Int64).self)
+        return AuditEvent(seq: seq, occurredAtMicros: occurredAt.micros, actorKeyID: actorKeyID, actorRole: actorRole, action: action,
+                          subject: subject, requestID: requestID, clientAddress: clientAddress, userAgent: userAgent,
+                          detailsJSON: detailsJSON, prevHash: prevHash, hash: hash, chain: Int16(chain),
+                          encoding: AuditEvent.Encoding(rawValue: Int16(encoding)) ?? .v2)
     }
 }

@@ -85,22 +85,24 @@ public struct AuditVerifier: Sendable {
         var lastID: Int64 = 0
         while true {
             let rows = try await session.query("""
-                SELECT id, \(AuditCheckpointStore.columns) FROM audit_checkpoints WHERE id > $1 ORDER BY id LIMIT $2
-                """, [lastID, pageSize]).rows
+                SELECT id, \(unescaped: AuditCheckpointStore.columns) FROM audit_checkpoints WHERE id > \(lastID)
+                ORDER BY id LIMIT \(pageSize)
+                """).rows
             guard let lastRow = rows.last else { return nil }
-            lastID = try lastRow.decode(Int64.self, 0)
+            lastID = try lastRow.decode(Int64.self, "id")
             var checkpoints: [(Int64, AuditCheckpoint)] = []
             for row in rows {
-                checkpoints.append((try row.decode(Int64.self, 0), try AuditCheckpointStore.checkpoint(row, from: 1)))
+                checkpoints.append((try row.decode(Int64.self, "id"), try AuditCheckpointStore.checkpoint(row)))
             }
             let seqs = Set(checkpoints.flatMap { $0.1.anchoredHeads.map(\.seq) }.filter { $0 > 0 })
             var events: [Int64: (chain: Int16, hash: [UInt8])] = [:]
             if !seqs.isEmpty {
                 let found = try await session.query("""
-                    SELECT seq, chain, hash FROM audit_events WHERE seq = ANY(string_to_array($1, ',')::bigint[])
-                    """, [seqs.map(String.init).joined(separator: ",")])
+                    SELECT seq, chain, hash FROM audit_events WHERE seq = ANY(string_to_array(\(seqs.map(String.init).joined(separator: ",")), ',')::bigint[])
+                    """)
                 for row in found.rows {
-                    events[try row.decode(Int64.self, 0)] = (Int16(try row.decode(Int64.self, 1)), try row.decode([UInt8].self, 2))
+                    let (seq, chain, hash) = try row.decode((Int64, Int64, [UInt8]).self)
+                    events[seq] = (Int16(chain), hash)
                 }
             }
             for (id, checkpoint) in checkpoints {
@@ -219,13 +221,13 @@ public struct AuditVerifier: Sendable {
         while start < ids.count {
             let batch = ids[start..<min(start + proofBatchSize, ids.count)]
             start += proofBatchSize
+            let idList = batch.map { $0.uuidString.lowercased() }.joined(separator: ",")
             let result = try await session.query("""
-                SELECT id, body, png, body_sha256, png_sha256 FROM proofs WHERE id = ANY(string_to_array($1, ',')::uuid[])
-                """, [batch.map { $0.uuidString.lowercased() }.joined(separator: ",")])
+                SELECT id, body, png, body_sha256, png_sha256 FROM proofs WHERE id = ANY(string_to_array(\(idList), ',')::uuid[])
+                """)
             for row in result.rows {
-                digests[try row.decode(UUID.self, 0)] = ProofDigests(
-                    body: SHA256.hash(try row.decode([UInt8].self, 1)), png: SHA256.hash(try row.decode([UInt8].self, 2)),
-                    storedBody: try row.decode([UInt8].self, 3), storedPNG: try row.decode([UInt8].self, 4))
+                let (id, body, png, storedBody, storedPNG) = try row.decode((UUID, [UInt8], [UInt8], [UInt8], [UInt8]).self)
+                digests[id] = ProofDigests(body: SHA256.hash(body), png: SHA256.hash(png), storedBody: storedBody, storedPNG: storedPNG)
             }
         }
         let missing = ids.filter { digests[$0] == nil }
@@ -233,13 +235,15 @@ public struct AuditVerifier: Sendable {
         // A delivery keeps `delivered_at` = its proof's `received_at` when the proof's month is
         // dropped; the archive events are read in the same snapshot (and verified by the walk).
         let references = Set(missing.compactMap { subjects[$0] }.filter { $0.hasPrefix("delivery:") }.map { String($0.dropFirst(9)) })
+        let referenceList = references.sorted().joined(separator: ",")
         let archivedReferences = try await Set(session.query("""
             SELECT d.reference FROM deliveries d
-            WHERE d.reference = ANY(string_to_array($1, ',')) AND d.status = 'delivered'
+            WHERE d.reference = ANY(string_to_array(\(referenceList), ',')) AND d.status = 'delivered'
               AND EXISTS (SELECT 1 FROM audit_events a
-                          WHERE a.action = 'proofs_archived' AND a.details ->> 'since' ~ $2 AND a.details ->> 'until' ~ $2
+                          WHERE a.action = 'proofs_archived'
+                            AND a.details ->> 'since' ~ \(Self.timestampPattern) AND a.details ->> 'until' ~ \(Self.timestampPattern)
                             AND d.delivered_at >= (a.details ->> 'since')::timestamptz AND d.delivered_at < (a.details ->> 'until')::timestamptz)
-            """, [references.sorted().joined(separator: ","), Self.timestampPattern]).rows.map { try $0.decode(String.self, 0) })
+            """).rows.map { try $0.decode(String.self, "reference") })
         let archived = Set(missing.filter { id in subjects[id].map { archivedReferences.contains(String($0.dropFirst(9))) } ?? false })
         return (digests, archived)
     }

@@ -35,3 +35,11 @@ public struct GeoPoint: Sendable, Equatable, Codable {
         return 2 * GeoPoint.earthRadius * asin(min(1, sqrt(a)))
     }
 }
+
+extension GeoPoint {
+    /// The point two nullable columns hold: `nil` unless both latitude and longitude are set.
+    static func stored(lat: Double?, lon: Double?) -> GeoPoint? {
+        guard let lat, let lon else { return nil }
+        return GeoPoint(lat: lat, lon: lon)
+    }
+}

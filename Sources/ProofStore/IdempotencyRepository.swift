@@ -50,14 +50,14 @@ public struct IdempotencyRepository: Sendable {
                 let seconds = Double(abandonAfter.components.seconds) + Double(abandonAfter.components.attoseconds) / 1e18
                 claimed = try await database.query("""
                     INSERT INTO idempotency_records (api_key_id, idempotency_key, request_sha256, state, owner)
-                    VALUES ($1, $2, $3, 'in_flight', $5)
+                    VALUES (\(apiKeyID), \(key), \(PostgresBytes(requestSHA256)), 'in_flight', \(owner))
                     ON CONFLICT (api_key_id, idempotency_key) DO UPDATE
                         SET request_sha256 = EXCLUDED.request_sha256, created_at = now(), owner = EXCLUDED.owner
                         WHERE idempotency_records.state = 'in_flight'
-                          AND (idempotency_records.created_at < now() - make_interval(secs => $4)
-                               OR idempotency_records.owner = $5)
+                          AND (idempotency_records.created_at < now() - make_interval(secs => \(seconds))
+                               OR idempotency_records.owner = \(owner))
                     RETURNING 1
-                    """, [apiKeyID, key, PostgresBytes(requestSHA256), seconds, owner])
+                    """)
             } catch {
                 running.remove(apiKeyID, key)
                 throw error
@@ -67,18 +67,18 @@ public struct IdempotencyRepository: Sendable {
         }
         let existing = try await database.query("""
             SELECT request_sha256, state, response_status, response_type, response_location, response_body
-            FROM idempotency_records WHERE api_key_id = $1 AND idempotency_key = $2
-            """, [apiKeyID, key])
+            FROM idempotency_records WHERE api_key_id = \(apiKeyID) AND idempotency_key = \(key)
+            """)
         guard let row = existing.first else {
             // Our own running request has not written its claim yet: in flight. Otherwise it was
             // released between our insert and select: try once more.
             if !ours { return .inFlight }
             return try await claim(apiKeyID: apiKeyID, key: key, requestSHA256: requestSHA256)
         }
-        guard try row.decode([UInt8].self, 0) == requestSHA256 else { return .mismatch }
-        guard try row.decode(String.self, 1) == "completed" else { return .inFlight }
-        return .replay(IdempotentResponse(status: try row.decode(Int.self, 2), contentType: try row.decode(String.self, 3),
-                                          location: try row.decode(String?.self, 4), body: try row.decode([UInt8].self, 5)))
+        guard try row.decode([UInt8].self, "request_sha256") == requestSHA256 else { return .mismatch }
+        guard try row.decode(String.self, "state") == "completed" else { return .inFlight }
+        return .replay(IdempotentResponse(status: try row.decode("response_status"), contentType: try row.decode("response_type"),
+                                          location: try row.decode("response_location"), body: try row.decode("response_body")))
     }
 
     /// The request that claimed `key` has ended (stored, failed or released): a claim of ours left
@@ -90,8 +90,7 @@ public struct IdempotencyRepository: Sendable {
     /// Releases an `in_flight` claim after the request failed, so a retry runs afresh.
     public func release(apiKeyID: UUID, key: String) async throws {
         try await database.query(
-            "DELETE FROM idempotency_records WHERE api_key_id = $1 AND idempotency_key = $2 AND state = 'in_flight'",
-            [apiKeyID, key])
+            "DELETE FROM idempotency_records WHERE api_key_id = \(apiKeyID) AND idempotency_key = \(key) AND state = 'in_flight'")
     }
 }
 

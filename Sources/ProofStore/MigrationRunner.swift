@@ -23,14 +23,14 @@ public struct MigrationRunner: Sendable {
     @discardableResult
     public func migrate(_ migrations: [Migration]) async throws -> [Int] {
         try await client.withConnection { session in
-            try await session.execute("SELECT pg_advisory_lock($1)", [Self.advisoryLockKey])
+            try await session.execute("SELECT pg_advisory_lock(\(Self.advisoryLockKey))")
             do {
                 let applied = try await run(migrations, on: session)
-                try await session.execute("SELECT pg_advisory_unlock($1)", [Self.advisoryLockKey])
+                try await session.execute("SELECT pg_advisory_unlock(\(Self.advisoryLockKey))")
                 return applied
             } catch {
                 // A broken connection releases the session lock by itself; otherwise release it here.
-                try? await session.execute("SELECT pg_advisory_unlock($1)", [Self.advisoryLockKey])
+                try? await session.execute("SELECT pg_advisory_unlock(\(Self.advisoryLockKey))")
                 throw error
             }
         }
@@ -52,7 +52,10 @@ public struct MigrationRunner: Sendable {
             """)
         let rows = try await session.query("SELECT version, checksum FROM schema_migrations").rows
         var applied: [Int: String] = [:]
-        for row in rows { applied[try row.decode(Int.self, 0)] = try row.decode(String.self, 1) }
+        for row in rows {
+            let (version, checksum) = try row.decode((Int, String).self)
+            applied[version] = checksum
+        }
         return applied
     }
 
@@ -60,7 +63,7 @@ public struct MigrationRunner: Sendable {
         let applied = try await appliedVersions(session)
         let known = Set(migrations.map(\.version))
         if let stray = applied.keys.sorted().first(where: { !known.contains($0) }) {
-            let name = try await session.query("SELECT name FROM schema_migrations WHERE version = $1", [stray])
+            let name = try await session.query("SELECT name FROM schema_migrations WHERE version = \(stray)")
                 .decode(String.self, row: 0, column: 0)
             throw MigrationError.unknownAppliedVersion(stray, name)
         }
@@ -77,8 +80,9 @@ public struct MigrationRunner: Sendable {
             do {
                 try await session.execute("BEGIN")
                 try await session.executeScript(migration.sql)
-                try await session.execute("INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)",
-                                          [migration.version, migration.name, migration.checksum])
+                try await session.execute("""
+                    INSERT INTO schema_migrations (version, name, checksum) VALUES (\(migration.version), \(migration.name), \(migration.checksum))
+                    """)
                 try await session.execute("COMMIT")
             } catch {
                 try? await session.execute("ROLLBACK")

@@ -50,11 +50,11 @@ public struct PartitionMaintenance: Sendable {
     /// The tables of ``tables`` that are partitioned in this database (by name on the search path).
     public func partitionedTables() async throws -> [String] {
         let rows = try await database.query("""
-            SELECT t.name FROM unnest(string_to_array($1, ',')) WITH ORDINALITY t(name, n)
+            SELECT t.name FROM unnest(string_to_array(\(Self.tables.joined(separator: ",")), ',')) WITH ORDINALITY t(name, n)
             JOIN pg_partitioned_table pt ON pt.partrelid = to_regclass(t.name)
             ORDER BY t.n
-            """, [Self.tables.joined(separator: ",")]).rows
-        return try rows.map { try $0.decode(String.self, 0) }
+            """).rows
+        return try rows.map { try $0.decode(String.self, "name") }
     }
 
     /// Creates the missing partitions once and logs each one created (`info`) or not created
@@ -65,11 +65,12 @@ public struct PartitionMaintenance: Sendable {
         var outcomes: [Outcome] = []
         for table in try await partitionedTables() {
             let rows = try await database.query("""
-                SELECT partition_name, range_start, range_end, error FROM countersign_ensure_monthly_partitions($1::regclass, $2::int)
-                """, [table, monthsAhead]).rows
+                SELECT partition_name, range_start, range_end, error
+                FROM countersign_ensure_monthly_partitions(\(table)::regclass, \(monthsAhead)::int)
+                """).rows
             for row in rows {
-                let outcome = Outcome(table: table, partition: try row.decode(String.self, 0), rangeStart: try row.decode(Date.self, 1),
-                                      rangeEnd: try row.decode(Date.self, 2), error: try row.decode(String?.self, 3))
+                let (partition, rangeStart, rangeEnd, error) = try row.decode((String, Date, Date, String?).self)
+                let outcome = Outcome(table: table, partition: partition, rangeStart: rangeStart, rangeEnd: rangeEnd, error: error)
                 var metadata: Logger.Metadata = ["table": "\(table)", "partition": "\(outcome.partition)",
                                                  "from": "\(outcome.rangeStart)", "to": "\(outcome.rangeEnd)"]
                 if let error = outcome.error {

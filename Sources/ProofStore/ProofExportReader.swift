@@ -32,43 +32,37 @@ public struct ProofExportReader: Sendable {
             let heads = try await AuditCheckpointStore.heads(in: session)
             /// `since <= received_at < until`, as a fresh filter to add to.
             func period() -> SQLFilter {
-                let filter = SQLFilter()
-                if let since { filter.add("p.received_at >= \(filter.bind(since))") }
-                if let until { filter.add("p.received_at < \(filter.bind(until))") }
+                var filter = SQLFilter()
+                if let since { filter.add("p.received_at >= \(since)") }
+                if let until { filter.add("p.received_at < \(until)") }
                 return filter
             }
-            let filter = period()
-            let count = try await session.query("SELECT count(*) FROM proofs p \(filter.whereClause)", filter.parameters)
+            let count = try await session.query("SELECT count(*) FROM proofs p \(period().whereClause)")
                 .decode(Int.self, row: 0, column: 0)
             try await start(Snapshot(heads: heads, proofCount: count))
             var after: (AuditTimestamp, UUID)?  // exact microseconds: a Double round trip could skip a row
             while true {
-                let page = period()
+                var page = period()
                 if let after {
                     // The plain `received_at >=` repeats what the row comparison implies, so that PostgreSQL
                     // prunes the monthly partitions before the cursor (it cannot prune on a row comparison).
-                    let time = page.bind(after.0)
-                    page.add("p.received_at >= \(time) AND (p.received_at, p.id) > (\(time), \(page.bind(after.1)))")
+                    page.add("p.received_at >= \(after.0) AND (p.received_at, p.id) > (\(after.0), \(after.1))")
                 }
-                let limit = page.bind(pageSize)
                 let rows = try await session.query("""
-                    SELECT \(ProofRepository.metadataColumns),
+                    SELECT \(unescaped: ProofRepository.metadataColumns),
                         d.recipient_name, d.address, d.destination_lat, d.destination_lon, p.body, p.ink, p.png
                     FROM proofs p JOIN deliveries d ON d.id = p.delivery_id JOIN api_keys k ON k.id = p.uploaded_by
-                    \(page.whereClause) ORDER BY p.received_at, p.id LIMIT \(limit)
-                    """, page.parameters).rows
+                    \(page.whereClause) ORDER BY p.received_at, p.id LIMIT \(pageSize)
+                    """).rows
                 if rows.isEmpty { return }
                 for row in rows {
                     let metadata = try ProofRepository.metadata(row)
-                    var destination: GeoPoint?
-                    if let lat = try row.decode(Double?.self, 34), let lon = try row.decode(Double?.self, 35) {
-                        destination = GeoPoint(lat: lat, lon: lon)
-                    }
-                    let proof = ExportedProof(metadata: metadata, recipientName: try row.decode(String.self, 32),
-                                              address: try row.decode(String.self, 33), destination: destination,
-                                              body: try row.decode([UInt8].self, 36), ink: try row.decode([UInt8].self, 37),
-                                              png: try row.decode([UInt8].self, 38))
-                    after = (try row.decode(AuditTimestamp.self, 6), metadata.id)
+                    let proof = ExportedProof(metadata: metadata, recipientName: try row.decode("recipient_name"),
+                                              address: try row.decode("address"),
+                                              destination: GeoPoint.stored(lat: try row.decode("destination_lat"),
+                                                                           lon: try row.decode("destination_lon")),
+                                              body: try row.decode("body"), ink: try row.decode("ink"), png: try row.decode("png"))
+                    after = (try row.decode(AuditTimestamp.self, "received_at"), metadata.id)
                     try await each(proof)
                 }
                 if rows.count < pageSize { return }

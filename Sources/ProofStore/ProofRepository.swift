@@ -38,15 +38,12 @@ public struct ProofRepository: Sendable {
     public func deliveryState(reference: String) async throws -> (deliveryID: UUID, destination: GeoPoint?, proofID: UUID?)? {
         let result = try await database.query("""
             SELECT d.id, d.destination_lat, d.destination_lon, p.id
-            FROM deliveries d LEFT JOIN proofs p ON \(DeliveryRepository.proofJoin)
-            WHERE d.reference = $1::text
-            """, [reference])
+            FROM deliveries d LEFT JOIN proofs p ON \(unescaped: DeliveryRepository.proofJoin)
+            WHERE d.reference = \(reference)::text
+            """)
         guard let row = result.first else { return nil }
-        var destination: GeoPoint?
-        if let lat = try row.decode(Double?.self, 1), let lon = try row.decode(Double?.self, 2) {
-            destination = GeoPoint(lat: lat, lon: lon)
-        }
-        return (try row.decode(UUID.self, 0), destination, try row.decode(UUID?.self, 3))
+        let (deliveryID, lat, lon, proofID) = try row.decode((UUID, Double?, Double?, UUID?).self)
+        return (deliveryID, GeoPoint.stored(lat: lat, lon: lon), proofID)
     }
 
     /// Stores `proof` for the delivery `reference`, marks the delivery delivered and, when given,
@@ -84,126 +81,132 @@ public struct ProofRepository: Sendable {
     /// first statement, in one round trip) and checks its counts when the answer arrives.
     private func record(_ proof: NewProof, reference: String, idempotency: (apiKeyID: UUID, key: String, response: IdempotentResponse)?,
                         in session: PostgresSession) {
-        session.enqueue("""
+        let location = proof.location, device = proof.device, response = idempotency?.response
+        let statement: PostgresQuery = """
             WITH delivery AS (
-                SELECT id FROM deliveries WHERE reference = $33::text
+                SELECT id FROM deliveries WHERE reference = \(reference)::text
             ), proof AS (
                 INSERT INTO proofs (id, delivery_id, signer_name, captured_at, captured_at_offset_min, captured_at_text,
                     received_at, location_lat, location_lon, location_accuracy_m, distance_to_destination_m, geofence_radius_m,
                     flags, device_id, device_model, device_os, device_app, body, body_content_type, body_content_encoding,
                     body_sha256, ink_format, ink, point_count, stroke_count, png, png_sha256, png_width, png_height,
                     render_options, algorithm_version, uploaded_by, idempotency_key)
-                SELECT $1, delivery.id, $2, $3, $4, $5, $6, $7::float8, $8::float8, $9::float8, $10::float8, $11,
-                    string_to_array($12, ','), $13::text, $14::text, $15::text, $16::text,
-                    $17, $18, $19::text, $20, $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32::text
+                SELECT \(proof.id), delivery.id, \(proof.signerName), \(proof.capturedAt), \(proof.capturedAtOffsetMinutes),
+                    \(proof.capturedAtText), \(proof.receivedAt), \(location?.point.lat)::float8, \(location?.point.lon)::float8,
+                    \(location?.accuracyMeters)::float8, \(proof.distanceToDestinationMeters)::float8, \(proof.geofenceRadiusMeters),
+                    string_to_array(\(proof.flags.joined(separator: ",")), ','), \(device.id)::text, \(device.model)::text,
+                    \(device.os)::text, \(device.app)::text,
+                    \(PostgresBytes(proof.body)), \(proof.bodyContentType), \(proof.bodyContentEncoding)::text,
+                    \(PostgresBytes(proof.bodySHA256)), \(proof.inkFormat), \(PostgresBytes(proof.ink)), \(proof.pointCount),
+                    \(proof.strokeCount), \(PostgresBytes(proof.png)), \(PostgresBytes(proof.pngSHA256)), \(proof.pngWidth),
+                    \(proof.pngHeight), \(PostgresJSONB(proof.renderOptionsJSON)), \(proof.algorithmVersion), \(proof.uploadedBy),
+                    \(proof.idempotencyKey)::text
                 FROM delivery
                 RETURNING delivery_id
             ), delivered AS (
-                UPDATE deliveries SET status = 'delivered', delivered_at = $6, updated_at = $6
+                UPDATE deliveries SET status = 'delivered', delivered_at = \(proof.receivedAt), updated_at = \(proof.receivedAt)
                 FROM proof WHERE deliveries.id = proof.delivery_id AND deliveries.status = 'pending'
                 RETURNING deliveries.id
             ), completed AS (
-                UPDATE idempotency_records SET state = 'completed', completed_at = now(), response_status = $36::int,
-                    response_type = $37::text, response_location = $38::text, response_body = $39::bytea
-                FROM delivered WHERE api_key_id = $34::uuid AND idempotency_key = $35::text
+                UPDATE idempotency_records SET state = 'completed', completed_at = now(), response_status = \(response?.status)::int,
+                    response_type = \(response?.contentType)::text, response_location = \(response?.location)::text,
+                    response_body = \(response.map { PostgresBytes($0.body) })::bytea
+                FROM delivered WHERE api_key_id = \(idempotency?.apiKeyID)::uuid AND idempotency_key = \(idempotency?.key)::text
                 RETURNING 1
             )
             SELECT (SELECT count(*) FROM delivery), (SELECT count(*) FROM delivered)
-            """, [proof.id, proof.signerName, proof.capturedAt, proof.capturedAtOffsetMinutes, proof.capturedAtText,
-                  proof.receivedAt, proof.location?.point.lat, proof.location?.point.lon, proof.location?.accuracyMeters,
-                  proof.distanceToDestinationMeters, proof.geofenceRadiusMeters, proof.flags.joined(separator: ","),
-                  proof.device.id, proof.device.model, proof.device.os, proof.device.app,
-                  PostgresBytes(proof.body), proof.bodyContentType, proof.bodyContentEncoding, PostgresBytes(proof.bodySHA256),
-                  proof.inkFormat, PostgresBytes(proof.ink), proof.pointCount, proof.strokeCount,
-                  PostgresBytes(proof.png), PostgresBytes(proof.pngSHA256), proof.pngWidth, proof.pngHeight,
-                  PostgresJSONB(proof.renderOptionsJSON), proof.algorithmVersion, proof.uploadedBy, proof.idempotencyKey,
-                  reference, idempotency?.apiKeyID, idempotency?.key, idempotency?.response.status,
-                  idempotency?.response.contentType, idempotency?.response.location,
-                  idempotency.map { PostgresBytes($0.response.body) }]) { [id = proof.id] result in
-            guard try result.decode(Int.self, row: 0, column: 0) == 1 else { throw ProofStoreError.deliveryNotFound }
-            guard try result.decode(Int.self, row: 0, column: 1) == 1 else { throw ProofStoreError.proofAlreadyRecorded(id) }
+            """
+        session.enqueue(statement) { [id = proof.id] result in
+            guard let row = result.first else { throw PostgresError(.decodingFailed, message: "the proof statement returned no row") }
+            let (deliveries, delivered) = try row.decode((Int, Int).self)
+            guard deliveries == 1 else { throw ProofStoreError.deliveryNotFound }
+            guard delivered == 1 else { throw ProofStoreError.proofAlreadyRecorded(id) }
         }
     }
 
     /// The metadata of the proof of delivery `reference`; `nil` when there is none.
     public func metadata(reference: String) async throws -> ProofMetadata? {
         let result = try await database.query("""
-            SELECT \(Self.metadataColumns)
-            FROM deliveries d JOIN proofs p ON \(DeliveryRepository.proofJoin) JOIN api_keys k ON k.id = p.uploaded_by
-            WHERE d.reference = $1::text
-            """, [reference])
+            SELECT \(unescaped: Self.metadataColumns)
+            FROM deliveries d JOIN proofs p ON \(unescaped: DeliveryRepository.proofJoin) JOIN api_keys k ON k.id = p.uploaded_by
+            WHERE d.reference = \(reference)::text
+            """)
         guard let row = result.first else { return nil }
         return try Self.metadata(row)
     }
 
-    /// The 32 columns ``metadata(_:)`` decodes (proofs `p`, deliveries `d`, api_keys `k`).
+    /// The columns ``metadata(_:)`` decodes by name (proofs `p`, deliveries `d`, api_keys `k`).
     static let metadataColumns = """
         p.id, d.reference, p.signer_name, p.captured_at, p.captured_at_offset_min, p.captured_at_text, p.received_at,
         p.location_lat, p.location_lon, p.location_accuracy_m, p.distance_to_destination_m, p.geofence_radius_m,
-        array_to_string(p.flags, ','), p.device_id, p.device_model, p.device_os, p.device_app,
-        p.body_content_type, p.body_content_encoding, octet_length(p.body), p.body_sha256, p.ink_format,
-        p.point_count, p.stroke_count, p.png_sha256, p.png_width, p.png_height, p.render_options::text,
-        p.algorithm_version, k.id, k.name, k.role
+        array_to_string(p.flags, ',') AS flags, p.device_id, p.device_model, p.device_os, p.device_app,
+        p.body_content_type, p.body_content_encoding, octet_length(p.body) AS body_size, p.body_sha256, p.ink_format,
+        p.point_count, p.stroke_count, p.png_sha256, p.png_width, p.png_height, p.render_options::text AS render_options,
+        p.algorithm_version, k.id AS uploader_id, k.name AS uploader_name, k.role AS uploader_role
         """
 
-    /// Decodes the 32 metadata columns `metadata(reference:)` selects, in that order, from `row`.
+    /// Decodes the ``metadataColumns`` of `row`, by name.
     static func metadata(_ row: PostgresRow) throws -> ProofMetadata {
         var location: CaptureLocation?
-        if let lat = try row.decode(Double?.self, 7), let lon = try row.decode(Double?.self, 8) {
-            location = CaptureLocation(point: GeoPoint(lat: lat, lon: lon), accuracyMeters: try row.decode(Double?.self, 9))
+        if let point = GeoPoint.stored(lat: try row.decode("location_lat"), lon: try row.decode("location_lon")) {
+            location = CaptureLocation(point: point, accuracyMeters: try row.decode("location_accuracy_m"))
         }
-        let flags = try row.decode(String.self, 12)
+        let flags: String = try row.decode("flags")
         return ProofMetadata(
-            id: try row.decode(UUID.self, 0), deliveryReference: try row.decode(String.self, 1),
-            signerName: try row.decode(String.self, 2), capturedAt: try row.decode(Date.self, 3),
-            capturedAtOffsetMinutes: try row.decode(Int.self, 4), capturedAtText: try row.decode(String.self, 5),
-            receivedAt: try row.decode(Date.self, 6), location: location, distanceToDestinationMeters: try row.decode(Double?.self, 10),
-            geofenceRadiusMeters: try row.decode(Double.self, 11), flags: flags.isEmpty ? [] : flags.split(separator: ",").map(String.init),
-            device: DeviceFacts(id: try row.decode(String?.self, 13), model: try row.decode(String?.self, 14),
-                                os: try row.decode(String?.self, 15), app: try row.decode(String?.self, 16)),
-            bodyContentType: try row.decode(String.self, 17), bodyContentEncoding: try row.decode(String?.self, 18),
-            bodySize: try row.decode(Int.self, 19), bodySHA256: try row.decode([UInt8].self, 20), inkFormat: try row.decode(String.self, 21),
-            pointCount: try row.decode(Int.self, 22), strokeCount: try row.decode(Int.self, 23), pngSHA256: try row.decode([UInt8].self, 24),
-            pngWidth: try row.decode(Int.self, 25), pngHeight: try row.decode(Int.self, 26), renderOptionsJSON: try row.decode(String.self, 27),
-            algorithmVersion: try row.decode(String.self, 28),
-            uploadedBy: Actor(keyID: try row.decode(UUID.self, 29), name: try row.decode(String.self, 30),
-                              role: Role(rawValue: try row.decode(String.self, 31)) ?? .courier))
+            id: try row.decode("id"), deliveryReference: try row.decode("reference"), signerName: try row.decode("signer_name"),
+            capturedAt: try row.decode("captured_at"), capturedAtOffsetMinutes: try row.decode("captured_at_offset_min"),
+            capturedAtText: try row.decode("captured_at_text"), receivedAt: try row.decode("received_at"), location: location,
+            distanceToDestinationMeters: try row.decode("distance_to_destination_m"), geofenceRadiusMeters: try row.decode("geofence_radius_m"),
+            flags: flags.isEmpty ? [] : flags.split(separator: ",").map(String.init),
+            device: DeviceFacts(id: try row.decode("device_id"), model: try row.decode("device_model"), os: try row.decode("device_os"),
+                                app: try row.decode("device_app")),
+            bodyContentType: try row.decode("body_content_type"), bodyContentEncoding: try row.decode("body_content_encoding"),
+            bodySize: try row.decode("body_size"), bodySHA256: try row.decode("body_sha256"), inkFormat: try row.decode("ink_format"),
+            pointCount: try row.decode("point_count"), strokeCount: try row.decode("stroke_count"), pngSHA256: try row.decode("png_sha256"),
+            pngWidth: try row.decode("png_width"), pngHeight: try row.decode("png_height"), renderOptionsJSON: try row.decode("render_options"),
+            algorithmVersion: try row.decode("algorithm_version"),
+            uploadedBy: Actor(keyID: try row.decode("uploader_id"), name: try row.decode("uploader_name"),
+                              role: Role(rawValue: try row.decode("uploader_role")) ?? .courier))
     }
 
     /// The key that uploaded the proof of delivery `reference`, if there is a proof.
     public func uploader(reference: String) async throws -> UUID? {
         try await database.query("""
-            SELECT p.uploaded_by FROM deliveries d JOIN proofs p ON \(DeliveryRepository.proofJoin) WHERE d.reference = $1::text
-            """, [reference]).first?.decode(UUID.self, 0)
+            SELECT p.uploaded_by FROM deliveries d JOIN proofs p ON \(unescaped: DeliveryRepository.proofJoin)
+            WHERE d.reference = \(reference)::text
+            """).first?.decode(UUID.self, "uploaded_by")
     }
 
     /// The stored PNG; its bytes are left out when `ifNoneMatch` is its SHA-256.
     public func png(reference: String, ifNoneMatch: [UInt8]? = nil) async throws -> StoredPNG? {
         let result = try await database.query("""
-            SELECT p.png_sha256, CASE WHEN p.png_sha256 = $2 THEN NULL ELSE p.png END
-            FROM deliveries d JOIN proofs p ON \(DeliveryRepository.proofJoin) WHERE d.reference = $1::text
-            """, [reference, ifNoneMatch.map(PostgresBytes.init)])
+            SELECT p.png_sha256, CASE WHEN p.png_sha256 = \(ifNoneMatch.map(PostgresBytes.init)) THEN NULL ELSE p.png END
+            FROM deliveries d JOIN proofs p ON \(unescaped: DeliveryRepository.proofJoin) WHERE d.reference = \(reference)::text
+            """)
         guard let row = result.first else { return nil }
-        return StoredPNG(sha256: try row.decode([UInt8].self, 0), bytes: try row.decode([UInt8]?.self, 1))
+        let (sha256, bytes) = try row.decode(([UInt8], [UInt8]?).self)
+        return StoredPNG(sha256: sha256, bytes: bytes)
     }
 
     /// The original request body.
     public func body(reference: String) async throws -> StoredBody? {
         let result = try await database.query("""
             SELECT p.body, p.body_content_type, p.body_content_encoding, p.body_sha256
-            FROM deliveries d JOIN proofs p ON \(DeliveryRepository.proofJoin) WHERE d.reference = $1::text
-            """, [reference])
+            FROM deliveries d JOIN proofs p ON \(unescaped: DeliveryRepository.proofJoin) WHERE d.reference = \(reference)::text
+            """)
         guard let row = result.first else { return nil }
-        return StoredBody(bytes: try row.decode([UInt8].self, 0), contentType: try row.decode(String.self, 1),
-                          contentEncoding: try row.decode(String?.self, 2), sha256: try row.decode([UInt8].self, 3))
+        let (bytes, contentType, contentEncoding, sha256) = try row.decode(([UInt8], String, String?, [UInt8]).self)
+        return StoredBody(bytes: bytes, contentType: contentType, contentEncoding: contentEncoding, sha256: sha256)
     }
 
     /// The canonical ink and its render options.
     public func ink(reference: String) async throws -> StoredInk? {
         let result = try await database.query("""
-            SELECT p.ink, p.render_options::text FROM deliveries d JOIN proofs p ON \(DeliveryRepository.proofJoin) WHERE d.reference = $1::text
-            """, [reference])
+            SELECT p.ink, p.render_options::text FROM deliveries d JOIN proofs p ON \(unescaped: DeliveryRepository.proofJoin)
+            WHERE d.reference = \(reference)::text
+            """)
         guard let row = result.first else { return nil }
-        return StoredInk(ink: try row.decode([UInt8].self, 0), renderOptionsJSON: try row.decode(String.self, 1))
+        let (ink, renderOptionsJSON) = try row.decode(([UInt8], String).self)
+        return StoredInk(ink: ink, renderOptionsJSON: renderOptionsJSON)
     }
 }

@@ -1,28 +1,19 @@
 import Postgres
 
-/// Builds a `WHERE` clause of AND-ed conditions with numbered parameters (`$1`, `$2`, ...), for
-/// the list queries whose filters are all optional. Values are always bound, never spliced.
-///
-/// A class, so a condition's text can bind its values inline: `filter.add("x = \(filter.bind(v))")`.
-final class SQLFilter {
-    private(set) var conditions: [String] = []
-    /// The values bound so far, in placeholder order.
-    private(set) var parameters: [any PostgresBindable] = []
-
-    /// Binds `value` and returns its placeholder.
-    func bind(_ value: any PostgresBindable) -> String {
-        parameters.append(value)
-        return "$\(parameters.count)"
-    }
+/// A `WHERE` clause of AND-ed conditions, for the list queries whose filters are all optional.
+/// Each condition is a ``PostgresQuery``, so its values are bound, never spliced:
+/// `filter.add("d.status = \(status)")`.
+struct SQLFilter {
+    private(set) var conditions: [PostgresQuery] = []
 
     /// Adds one condition.
-    func add(_ condition: String) {
+    mutating func add(_ condition: PostgresQuery) {
         conditions.append(condition)
     }
 
     /// `WHERE a AND b ...`, or nothing when there are no conditions.
-    var whereClause: String {
-        conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+    var whereClause: PostgresQuery {
+        conditions.isEmpty ? "" : "WHERE \(conditions.joined(separator: " AND "))"
     }
 }
 
