@@ -64,7 +64,7 @@ public struct MigrationRunner: Sendable {
         let known = Set(migrations.map(\.version))
         if let stray = applied.keys.sorted().first(where: { !known.contains($0) }) {
             let name = try await session.query("SELECT name FROM schema_migrations WHERE version = \(stray)")
-                .decode(String.self, row: 0, column: 0)
+                .decode(String.self, row: 0, column: "name")
             throw MigrationError.unknownAppliedVersion(stray, name)
         }
         var done: [Int] = []

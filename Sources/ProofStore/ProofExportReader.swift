@@ -37,8 +37,8 @@ public struct ProofExportReader: Sendable {
                 if let until { filter.add("p.received_at < \(until)") }
                 return filter
             }
-            let count = try await session.query("SELECT count(*) FROM proofs p \(period().whereClause)")
-                .decode(Int.self, row: 0, column: 0)
+            let count = try await session.query("SELECT count(*) AS proofs FROM proofs p \(period().whereClause)")
+                .decode(Int.self, row: 0, column: "proofs")
             try await start(Snapshot(heads: heads, proofCount: count))
             var after: (AuditTimestamp, UUID)?  // exact microseconds: a Double round trip could skip a row
             while true {
