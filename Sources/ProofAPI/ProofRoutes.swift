@@ -162,18 +162,18 @@ struct ProofRoutes: Sendable {
         if state.proofID != nil { throw Self.alreadyRecorded(reference) }
 
         // Geofence and clock.
-        var flags: [String] = []
+        var flags: [ProofFlag] = []
         var distance: Double?
         if let location = upload.location {
             if let destination = state.destination {
                 distance = location.point.distance(to: destination)
-                if distance! > policy.geofenceRadiusMeters { flags.append("outside_geofence") }
+                if distance! > policy.geofenceRadiusMeters { flags.append(.outsideGeofence) }
             }
-            if let accuracy = location.accuracyMeters, accuracy > policy.geofenceRadiusMeters { flags.append("poor_location_accuracy") }
+            if let accuracy = location.accuracyMeters, accuracy > policy.geofenceRadiusMeters { flags.append(.poorLocationAccuracy) }
         } else {
-            flags.append("no_location")
+            flags.append(.noLocation)
         }
-        if upload.capturedAt.date.timeIntervalSince(receivedAt) > policy.clockAheadTolerance { flags.append("clock_ahead") }
+        if upload.capturedAt.date.timeIntervalSince(receivedAt) > policy.clockAheadTolerance { flags.append(.clockAhead) }
 
         // Canonical ink, and the PNG rendered from exactly that (so a re-render of the stored ink matches).
         let canonical = InkSerializer.serialize(upload.ink)
@@ -194,17 +194,23 @@ struct ProofRoutes: Sendable {
         let pngSHA256 = SHA256.hash(image.png)
         let proofID = UUID()
         let body = UploadResponse(proofID: proofID, reference: reference, receivedAt: receivedAt, pointsSHA256: bodySHA256,
-                                  pngSHA256: pngSHA256, distance: distance, flags: flags)
+                                  pngSHA256: pngSHA256, distance: distance, flags: flags.map(\.rawValue))
         let bytes = body.json
         let location = DeliveryResource.path(reference) + "/proof"
         let proof = NewProof(
-            id: proofID, signerName: upload.signerName, capturedAt: upload.capturedAt.date,
-            capturedAtOffsetMinutes: upload.capturedAt.offsetMinutes, capturedAtText: upload.capturedAt.text, receivedAt: receivedAt,
-            location: upload.location, distanceToDestinationMeters: distance, geofenceRadiusMeters: policy.geofenceRadiusMeters,
-            flags: flags, device: upload.device, body: received, bodyContentType: contentType, bodyContentEncoding: encoding,
-            bodySHA256: bodySHA256, inkFormat: upload.inkFormat, ink: canonical, pointCount: stored.pointCount,
-            strokeCount: stored.strokes.count, png: image.png, pngSHA256: pngSHA256, pngWidth: image.width, pngHeight: image.height,
-            renderOptionsJSON: renderOptionsJSON, algorithmVersion: SignatureReconstructor.algorithmVersion,
+            id: proofID,
+            capture: ProofCapture(signerName: upload.signerName,
+                                  capturedAt: CaptureTime(date: upload.capturedAt.date, offsetMinutes: upload.capturedAt.offsetMinutes,
+                                                          text: upload.capturedAt.text),
+                                  location: upload.location, device: upload.device),
+            body: ReceivedBody(bytes: received, contentType: contentType, contentEncoding: encoding, sha256: bodySHA256,
+                               receivedAt: receivedAt),
+            rendering: ProofRendering(inkFormat: upload.inkFormat, ink: canonical, pointCount: stored.pointCount,
+                                      strokeCount: stored.strokes.count, png: image.png, pngSHA256: pngSHA256, pngWidth: image.width,
+                                      pngHeight: image.height, renderOptionsJSON: renderOptionsJSON,
+                                      algorithmVersion: SignatureReconstructor.algorithmVersion),
+            assessment: ProofAssessment(distanceToDestinationMeters: distance, geofenceRadiusMeters: policy.geofenceRadiusMeters,
+                                        flags: flags),
             uploadedBy: actor.keyID, idempotencyKey: idempotencyKey)
         do {
             try await proofs.record(proof, reference: reference, idempotency: idempotencyKey.map {

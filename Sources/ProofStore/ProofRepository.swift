@@ -69,7 +69,8 @@ public struct ProofRepository: Sendable {
                 record(proof, reference: reference, idempotency: idempotency, in: session)
                 try await AuditLog.append(.proofRecorded, subject: "delivery:\(reference)",
                                           details: ["proof_id": proof.id.uuidString.lowercased(),
-                                                    "points_sha256": proof.bodySHA256.hexString, "png_sha256": proof.pngSHA256.hexString],
+                                                    "points_sha256": proof.body.sha256.hexString,
+                                                    "png_sha256": proof.rendering.pngSHA256.hexString],
                                           origin: origin, in: session)
             }
         } catch let error as PostgresError where error.kind == .uniqueViolation && error.constraint?.hasPrefix("proofs") == true {
@@ -81,7 +82,8 @@ public struct ProofRepository: Sendable {
     /// first statement, in one round trip) and checks its counts when the answer arrives.
     private func record(_ proof: NewProof, reference: String, idempotency: (apiKeyID: UUID, key: String, response: IdempotentResponse)?,
                         in session: PostgresSession) {
-        let location = proof.location, device = proof.device, response = idempotency?.response
+        let capture = proof.capture, location = capture.location, device = capture.device
+        let body = proof.body, rendering = proof.rendering, assessment = proof.assessment, response = idempotency?.response
         let statement: PostgresQuery = """
             WITH delivery AS (
                 SELECT id FROM deliveries WHERE reference = \(reference)::text
@@ -91,20 +93,21 @@ public struct ProofRepository: Sendable {
                     flags, device_id, device_model, device_os, device_app, body, body_content_type, body_content_encoding,
                     body_sha256, ink_format, ink, point_count, stroke_count, png, png_sha256, png_width, png_height,
                     render_options, algorithm_version, uploaded_by, idempotency_key)
-                SELECT \(proof.id), delivery.id, \(proof.signerName), \(proof.capturedAt), \(proof.capturedAtOffsetMinutes),
-                    \(proof.capturedAtText), \(proof.receivedAt), \(location?.point.lat)::float8, \(location?.point.lon)::float8,
-                    \(location?.accuracyMeters)::float8, \(proof.distanceToDestinationMeters)::float8, \(proof.geofenceRadiusMeters),
-                    string_to_array(\(proof.flags.joined(separator: ",")), ','), \(device.id)::text, \(device.model)::text,
-                    \(device.os)::text, \(device.app)::text,
-                    \(PostgresBytes(proof.body)), \(proof.bodyContentType), \(proof.bodyContentEncoding)::text,
-                    \(PostgresBytes(proof.bodySHA256)), \(proof.inkFormat), \(PostgresBytes(proof.ink)), \(proof.pointCount),
-                    \(proof.strokeCount), \(PostgresBytes(proof.png)), \(PostgresBytes(proof.pngSHA256)), \(proof.pngWidth),
-                    \(proof.pngHeight), \(PostgresJSONB(proof.renderOptionsJSON)), \(proof.algorithmVersion), \(proof.uploadedBy),
-                    \(proof.idempotencyKey)::text
+                SELECT \(proof.id), delivery.id, \(capture.signerName), \(capture.capturedAt.date),
+                    \(capture.capturedAt.offsetMinutes), \(capture.capturedAt.text), \(body.receivedAt),
+                    \(location?.point.lat)::float8, \(location?.point.lon)::float8, \(location?.accuracyMeters)::float8,
+                    \(assessment.distanceToDestinationMeters)::float8, \(assessment.geofenceRadiusMeters),
+                    string_to_array(\(assessment.flags.map { $0.rawValue }.joined(separator: ",")), ','),
+                    \(device.id)::text, \(device.model)::text, \(device.os)::text, \(device.app)::text,
+                    \(PostgresBytes(body.bytes)), \(body.contentType), \(body.contentEncoding)::text, \(PostgresBytes(body.sha256)),
+                    \(rendering.inkFormat), \(PostgresBytes(rendering.ink)), \(rendering.pointCount), \(rendering.strokeCount),
+                    \(PostgresBytes(rendering.png)), \(PostgresBytes(rendering.pngSHA256)), \(rendering.pngWidth),
+                    \(rendering.pngHeight), \(PostgresJSONB(rendering.renderOptionsJSON)), \(rendering.algorithmVersion),
+                    \(proof.uploadedBy), \(proof.idempotencyKey)::text
                 FROM delivery
                 RETURNING delivery_id
             ), delivered AS (
-                UPDATE deliveries SET status = 'delivered', delivered_at = \(proof.receivedAt), updated_at = \(proof.receivedAt)
+                UPDATE deliveries SET status = 'delivered', delivered_at = \(body.receivedAt), updated_at = \(body.receivedAt)
                 FROM proof WHERE deliveries.id = proof.delivery_id AND deliveries.status = 'pending'
                 RETURNING deliveries.id
             ), completed AS (
