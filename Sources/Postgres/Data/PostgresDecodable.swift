@@ -135,16 +135,3 @@ extension Date: PostgresDecodable {
         }
     }
 }
-
-extension PostgresBytes: PostgresDecodable {
-    public static func decode(from bytes: UnsafeRawBufferPointer, type: UInt32) throws(PostgresError) -> PostgresBytes {
-        PostgresBytes(try [UInt8].decode(from: bytes, type: type))
-    }
-}
-
-extension PostgresJSONB: PostgresDecodable {
-    public static func decode(from bytes: UnsafeRawBufferPointer, type: UInt32) throws(PostgresError) -> PostgresJSONB {
-        guard type == PostgresType.jsonb || type == PostgresType.json else { throw mismatch(PostgresJSONB.self, type, bytes.count) }
-        return PostgresJSONB(try String.decode(from: bytes, type: type))
-    }
-}

@@ -1,13 +1,5 @@
 import Postgres
 
-/// One event to append: what happened, to what, and who did it.
-struct AuditEntry: Sendable {
-    var action: AuditAction
-    var subject: String
-    var details: [String: String]
-    var origin: AuditOrigin
-}
-
 /// Group commit for audit events that have no transaction of their own (reads of proof content).
 ///
 /// Each commit of an event holds its chain's lock through a WAL flush (`synchronous_commit` stays

@@ -1,33 +1,5 @@
 import Foundation
 
-/// Where a delivery stands.
-public enum DeliveryStatus: String, Sendable, Codable, CaseIterable {
-    /// No proof yet.
-    case pending
-    /// A proof was recorded.
-    case delivered
-}
-
-/// What a dispatcher submits to create a delivery (already validated by the API).
-public struct NewDelivery: Sendable, Equatable {
-    /// The carrier's tracking number (unique).
-    public var reference: String
-    /// Who should receive it.
-    public var recipientName: String
-    /// Postal address, free text.
-    public var address: String
-    /// Destination coordinates, when known (used for the geofence).
-    public var destination: GeoPoint?
-
-    /// Creates a draft.
-    public init(reference: String, recipientName: String, address: String, destination: GeoPoint?) {
-        self.reference = reference
-        self.recipientName = recipientName
-        self.address = address
-        self.destination = destination
-    }
-}
-
 /// A stored delivery, with a summary of its proof when it has one.
 public struct Delivery: Sendable, Equatable {
     /// Database id.
@@ -73,31 +45,5 @@ public struct Delivery: Sendable, Equatable {
     public func matches(_ draft: NewDelivery) -> Bool {
         reference == draft.reference && recipientName == draft.recipientName && address == draft.address
             && destination == draft.destination
-    }
-}
-
-/// The short form of a proof shown with its delivery.
-public struct ProofSummary: Sendable, Equatable {
-    /// Proof id.
-    public var id: UUID
-    /// Who signed.
-    public var signerName: String
-    /// Device time of the signature.
-    public var capturedAt: Date
-    /// Server time of the upload.
-    public var receivedAt: Date
-    /// Haversine distance to the destination, when both are known.
-    public var distanceToDestinationMeters: Double?
-    /// Flags such as `outside_geofence`.
-    public var flags: [String]
-
-    /// Creates a summary.
-    public init(id: UUID, signerName: String, capturedAt: Date, receivedAt: Date, distanceToDestinationMeters: Double?, flags: [String]) {
-        self.id = id
-        self.signerName = signerName
-        self.capturedAt = capturedAt
-        self.receivedAt = receivedAt
-        self.distanceToDestinationMeters = distanceToDestinationMeters
-        self.flags = flags
     }
 }

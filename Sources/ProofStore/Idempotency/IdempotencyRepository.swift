@@ -1,18 +1,5 @@
 import Foundation
 import Postgres
-import Synchronization
-
-/// What an `Idempotency-Key` lookup found.
-public enum IdempotencyClaim: Sendable, Equatable {
-    /// The key is new (or its earlier attempt was abandoned): this request owns it now.
-    case claimed
-    /// The same key with the same request already completed: replay this response.
-    case replay(IdempotentResponse)
-    /// The same key is being processed by another request right now.
-    case inFlight
-    /// The same key was used with a different request.
-    case mismatch
-}
 
 /// Idempotency records for retried uploads, scoped per API key.
 ///
@@ -91,19 +78,5 @@ public struct IdempotencyRepository: Sendable {
     public func release(apiKeyID: UUID, key: String) async throws {
         try await database.query(
             "DELETE FROM idempotency_records WHERE api_key_id = \(apiKeyID) AND idempotency_key = \(key) AND state = 'in_flight'")
-    }
-}
-
-/// The idempotency keys this process's requests hold right now.
-final class RunningClaims: Sendable {
-    private let keys = Mutex<Set<String>>([])
-
-    /// Adds the key; false when it was already held.
-    func insert(_ apiKeyID: UUID, _ key: String) -> Bool {
-        keys.withLock { $0.insert("\(apiKeyID)/\(key)").inserted }
-    }
-
-    func remove(_ apiKeyID: UUID, _ key: String) {
-        _ = keys.withLock { $0.remove("\(apiKeyID)/\(key)") }
     }
 }

@@ -102,15 +102,3 @@ public struct APIKeyRepository: Sendable {
         return APIKey(id: id, name: name, role: role, createdAt: createdAt, revokedAt: revokedAt)
     }
 }
-
-/// Why a key could not be made.
-public enum APIKeyError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The name is empty or too long.
-    case invalidName(String)
-
-    public var description: String {
-        switch self {
-        case .invalidName(let message): return message
-        }
-    }
-}

@@ -1,17 +1,5 @@
 import Foundation
 
-/// What an API key may do.
-public enum Role: String, Sendable, Codable, CaseIterable {
-    /// Uploads proofs and reads deliveries.
-    case courier
-    /// Creates and reads deliveries and proofs.
-    case dispatcher
-    /// Reads everything, including the audit trail and exports.
-    case auditor
-    /// Everything.
-    case admin
-}
-
 /// The authenticated caller of a request: which API key, under which role.
 public struct Actor: Sendable, Equatable {
     /// The API key's id.

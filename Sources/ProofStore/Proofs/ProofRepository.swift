@@ -1,30 +1,6 @@
 import Foundation
 import Postgres
 
-/// Why a proof was not stored.
-public enum ProofStoreError: Error, Sendable, Equatable {
-    /// No delivery has the reference.
-    case deliveryNotFound
-    /// The delivery already has a proof.
-    case proofAlreadyRecorded(UUID)
-}
-
-/// The response an idempotent request finished with (replayed for a repeat with the same key).
-public struct IdempotentResponse: Sendable, Equatable {
-    public var status: Int
-    public var contentType: String
-    public var location: String?
-    public var body: [UInt8]
-
-    /// Creates a stored response.
-    public init(status: Int, contentType: String, location: String?, body: [UInt8]) {
-        self.status = status
-        self.contentType = contentType
-        self.location = location
-        self.body = body
-    }
-}
-
 /// Stores proofs (immutable once stored) and reads them back.
 public struct ProofRepository: Sendable {
     let database: PostgresClient
