@@ -19,6 +19,12 @@ struct PostgresQueryTests {
         #expect(nested.sql == "SELECT $1 WHERE a = $2 AND b = $3 AND c IS NOT NULL LIMIT $4")
         #expect(nested.binds.compactMap { $0 as? Int } == [0, 1, 2, 3])
 
+        // Two-digit placeholders of a nested query are renumbered whole.
+        let many = (1...12).map { number -> PostgresQuery in "c\(unescaped: String(number)) = \(number)" }.joined(separator: " AND ")
+        let renumbered: PostgresQuery = "SELECT \(0), \(1), \(2) WHERE \(many) AND z = \(99)"
+        #expect(renumbered.sql == "SELECT $1, $2, $3 WHERE " + (1...12).map { "c\($0) = $\($0 + 3)" }.joined(separator: " AND ") + " AND z = $16")
+        #expect(renumbered.binds.compactMap { $0 as? Int } == [0, 1, 2] + Array(1...12) + [99])
+
         let statement = PostgresStatement(nested)
         #expect(statement.sql == nested.sql)
         #expect(statement.parameters.count == 4)

@@ -11,18 +11,23 @@
 /// `\(unescaped: DeliveryRepository.proofJoin)`. A query may also take another query, its values
 /// renumbered after the ones before it: `\(filter.whereClause)`.
 public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation {
-    /// The text before, between and after the placeholders: always one more than ``binds``.
-    private var pieces: [String]
+    /// The SQL text as UTF-8, built once as the query is written (a statement on the upload path
+    /// costs no second pass), with `$1`, `$2`, … where the values go.
+    @usableFromInline var text: [UInt8]
     /// The values of `$1`, `$2`, … in order.
     public private(set) var binds: [any PostgresBindable]
+    /// Where in ``text`` each placeholder starts, so that a query appended to another can be renumbered.
+    @usableFromInline var placeholderOffsets: [Int]
 
     /// A query with no values.
     public init(stringLiteral sql: String) {
-        pieces = [sql]
+        text = Array(sql.utf8)
         binds = []
+        placeholderOffsets = []
     }
 
     /// A query from an interpolated literal.
+    @inlinable
     public init(stringInterpolation: StringInterpolation) {
         self = stringInterpolation.query
     }
@@ -32,63 +37,95 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation {
         self.init(stringLiteral: sql)
     }
 
+    @usableFromInline
+    init(reservingText textCapacity: Int, binds bindCapacity: Int) {
+        text = []
+        text.reserveCapacity(textCapacity)
+        binds = []
+        binds.reserveCapacity(bindCapacity)
+        placeholderOffsets = []
+        placeholderOffsets.reserveCapacity(bindCapacity)
+    }
+
     /// The SQL text, with `$1`, `$2`, … where the values go.
     public var sql: String {
-        var sql = pieces[0]
-        for index in binds.indices {
-            sql += "$\(index + 1)"
-            sql += pieces[index + 1]
+        String(decoding: text, as: UTF8.self)
+    }
+
+    /// Appends constant SQL text.
+    @inlinable
+    public mutating func append(unescaped sql: String) {
+        text.append(contentsOf: sql.utf8)
+    }
+
+    /// Appends `value` as the next placeholder.
+    @inlinable
+    public mutating func append(bind value: some PostgresBindable) {
+        appendBind(value)
+    }
+
+    /// Binds `value` (already an existential: the generic entry points specialise down to here).
+    @usableFromInline
+    mutating func appendBind(_ value: any PostgresBindable) {
+        binds.append(value)
+        placeholderOffsets.append(text.count)
+        text.append(UInt8(ascii: "$"))
+        let number = binds.count
+        var divisor = 1
+        while divisor * 10 <= number { divisor *= 10 }
+        while divisor > 0 {
+            text.append(UInt8(ascii: "0") + UInt8(number / divisor % 10))
+            divisor /= 10
         }
-        return sql
     }
 
     /// Appends `other`; its values follow this query's, its placeholders renumbered accordingly.
     public mutating func append(_ other: PostgresQuery) {
-        pieces[pieces.count - 1] += other.pieces[0]
-        pieces += other.pieces.dropFirst()
-        binds += other.binds
-    }
-
-    /// Appends constant SQL text.
-    public mutating func append(unescaped sql: String) {
-        pieces[pieces.count - 1] += sql
-    }
-
-    /// Appends `value` as the next placeholder.
-    public mutating func append(bind value: some PostgresBindable) {
-        binds.append(value)
-        pieces.append("")
+        var copied = 0
+        for (index, offset) in other.placeholderOffsets.enumerated() {
+            text += other.text[copied..<offset]
+            appendBind(other.binds[index])
+            // Skip the other query's own placeholder: `$` and the digits of its number.
+            copied = offset + 1
+            while copied < other.text.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(other.text[copied]) { copied += 1 }
+        }
+        text += other.text[copied...]
     }
 
     /// The interpolation that builds a ``PostgresQuery``.
     public struct StringInterpolation: StringInterpolationProtocol {
-        var query: PostgresQuery = ""
+        @usableFromInline var query: PostgresQuery
 
+        @inlinable
         public init(literalCapacity: Int, interpolationCount: Int) {
-            query.pieces.reserveCapacity(interpolationCount + 1)
-            query.binds.reserveCapacity(interpolationCount)
+            query = PostgresQuery(reservingText: literalCapacity + 3 * interpolationCount, binds: interpolationCount)
         }
 
+        @inlinable
         public mutating func appendLiteral(_ literal: String) {
             query.append(unescaped: literal)
         }
 
         /// Binds `value` as the next placeholder.
+        @inlinable
         public mutating func appendInterpolation(_ value: some PostgresBindable) {
-            query.append(bind: value)
+            query.appendBind(value)
         }
 
         /// Binds `value` as the next placeholder, SQL NULL when it is `nil`.
+        @inlinable
         public mutating func appendInterpolation<Value: PostgresBindable>(_ value: Value?) {
-            query.append(bind: value)
+            query.appendBind(value)
         }
 
         /// Splices constant SQL text (a column list, a join condition): never a value from outside.
+        @inlinable
         public mutating func appendInterpolation(unescaped sql: String) {
             query.append(unescaped: sql)
         }
 
         /// Splices another query, binding its values after the ones before it.
+        @inlinable
         public mutating func appendInterpolation(_ other: PostgresQuery) {
             query.append(other)
         }
