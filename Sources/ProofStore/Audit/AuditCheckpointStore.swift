@@ -59,6 +59,7 @@ public struct AuditCheckpointStore: Sendable {
         try await session.query("SELECT \(unescaped: columns) FROM audit_checkpoints ORDER BY id DESC LIMIT 1").first.map { try checkpoint($0) }
     }
 
+    /// The columns ``checkpoint(_:)`` decodes by name.
     static let columns = "version, seq, head_hash, heads, signed_at, public_key, signature"
 
     /// A checkpoint from the ``columns`` of `row`, by name.

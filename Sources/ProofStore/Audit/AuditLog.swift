@@ -26,6 +26,7 @@ public struct AuditLog: Sendable {
         self.batcher = AuditBatcher(database: database)
     }
 
+    /// The columns ``event(_:)`` decodes into a tuple, in this order.
     static let columns = """
         seq, occurred_at, actor_key_id, actor_role, action, subject, request_id, client_address, user_agent,
         details_text, prev_hash, hash, chain, encoding

@@ -10,6 +10,7 @@ public struct DeliveryRepository: Sendable {
         self.database = database
     }
 
+    /// The columns ``delivery(_:)`` decodes by name (deliveries `d`, proofs `p`).
     static let columns = """
         d.id, d.seq, d.reference, d.recipient_name, d.address, d.destination_lat, d.destination_lon, d.status,
         d.created_at, d.updated_at, d.delivered_at,

@@ -90,7 +90,7 @@ public struct APIKeyRepository: Sendable {
             .replacingOccurrences(of: "=", with: "")
     }
 
-    /// The columns ``key(_:)`` decodes.
+    /// The columns ``key(_:)`` decodes into a tuple, in this order.
     static let columns = "id, name, role, created_at, revoked_at"
 
     /// Decodes the ``columns`` of `row`.
