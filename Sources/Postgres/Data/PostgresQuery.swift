@@ -37,6 +37,7 @@ public struct PostgresQuery: Sendable, ExpressibleByStringInterpolation {
         self.init(stringLiteral: sql)
     }
 
+    /// An empty query with room for `textCapacity` bytes of SQL and `bindCapacity` values.
     @usableFromInline
     init(reservingText textCapacity: Int, binds bindCapacity: Int) {
         text = []
