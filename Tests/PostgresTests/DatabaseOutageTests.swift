@@ -9,7 +9,7 @@ struct DatabaseOutageTests {
     @Test func theClientSurvivesAServerRestart() async throws {
         try await TestDatabase.withClient(poolSize: 4) { client in
             let table = "t_outage_\(UInt32.random(in: 0...UInt32.max))"
-            try await client.query("CREATE TABLE \(table) (n int8)")
+            try await client.query("CREATE TABLE \(unescaped: table) (n int8)")
             // Fill the pool with idle connections that the restart will kill.
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for n in 0..<4 { group.addTask { try await client.query("INSERT INTO \(table) SELECT $1 FROM pg_sleep(0.05)", [n]) } }
@@ -23,9 +23,9 @@ struct DatabaseOutageTests {
             for n in 4..<10 {
                 try await client.query("INSERT INTO \(table) VALUES ($1)", [n])
             }
-            let count = try await client.query("SELECT count(*) FROM \(table)").decode(Int.self, row: 0, column: 0)
+            let count = try await client.query("SELECT count(*) FROM \(unescaped: table)").decode(Int.self, row: 0, column: 0)
             #expect(count == 10)
-            try await client.query("DROP TABLE \(table)")
+            try await client.query("DROP TABLE \(unescaped: table)")
         }
     }
 

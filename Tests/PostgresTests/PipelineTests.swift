@@ -8,7 +8,7 @@ import Testing
 @Suite("Pipelined statements", .enabled(if: TestDatabase.isConfigured, TestDatabase.skipReason))
 struct PipelineTests {
     private func count(_ table: String, _ client: PostgresClient) async throws -> Int {
-        try await client.query("SELECT count(*) FROM \(table)").decode(Int.self, row: 0, column: 0)
+        try await client.query("SELECT count(*) FROM \(unescaped: table)").decode(Int.self, row: 0, column: 0)
     }
 
     @Test("a pipeline answers every statement in order, each seeing the ones before it")
@@ -17,10 +17,10 @@ struct PipelineTests {
         let table = TestDatabase.uniqueTable("p_order")
         _ = try connection.query("CREATE TEMP TABLE \(table) (n int8, label text)")
         let results = try connection.pipeline([
-            PostgresStatement("DELETE FROM \(table)"),
+            PostgresStatement("DELETE FROM \(unescaped: table)"),
             PostgresStatement("INSERT INTO \(table) VALUES ($1, $2), ($3, $4)", [1, "one", 2, "two"]),
             PostgresStatement("SELECT label FROM \(table) WHERE n = $1", [2]),
-            PostgresStatement("SELECT count(*), sum(n)::int8 FROM \(table)"),
+            PostgresStatement("SELECT count(*), sum(n)::int8 FROM \(unescaped: table)"),
         ])
         #expect(results.count == 4)
         #expect(results[1].affectedRows == 2)
@@ -56,7 +56,7 @@ struct PipelineTests {
         #expect(connection.isIdle)
         let results = try connection.pipeline([
             PostgresStatement("INSERT INTO \(table) VALUES ($1)", [3]),
-            PostgresStatement("SELECT count(*) FROM \(table)"),
+            PostgresStatement("SELECT count(*) FROM \(unescaped: table)"),
         ])
         #expect(try results[1].decode(Int.self, row: 0, column: 0) == 1)
     }
@@ -81,11 +81,11 @@ struct PipelineTests {
     func queuedStatementError() async throws {
         try await TestDatabase.withClient(poolSize: 1) { client in
             let table = TestDatabase.uniqueTable("p_queue")
-            try await client.query("CREATE TABLE \(table) (n int8 CHECK (n > 0))")
+            try await client.query("CREATE TABLE \(unescaped: table) (n int8 CHECK (n > 0))")
             try await client.withConnection { session in
                 session.enqueue("INSERT INTO \(table) VALUES ($1)", [5])
                 // Not sent yet: another connection would not see it, and this one sends it now.
-                let seen = try await session.query("SELECT count(*) FROM \(table)").decode(Int.self, row: 0, column: 0)
+                let seen = try await session.query("SELECT count(*) FROM \(unescaped: table)").decode(Int.self, row: 0, column: 0)
                 #expect(seen == 1)
                 session.enqueue("INSERT INTO \(table) VALUES ($1)", [-1])
                 do {
@@ -96,7 +96,7 @@ struct PipelineTests {
                 }
             }
             #expect(try await count(table, client) == 1)
-            try await client.query("DROP TABLE \(table)")
+            try await client.query("DROP TABLE \(unescaped: table)")
         }
     }
 
@@ -105,10 +105,10 @@ struct PipelineTests {
         struct Unexpected: Error, Equatable { var count: Int }
         try await TestDatabase.withClient(poolSize: 1) { client in
             let table = TestDatabase.uniqueTable("p_check")
-            try await client.query("CREATE TABLE \(table) (n int8)")
+            try await client.query("CREATE TABLE \(unescaped: table) (n int8)")
             await #expect(throws: Unexpected(count: 2)) {
                 try await client.withTransaction { session in
-                    session.enqueue("WITH i AS (INSERT INTO \(table) VALUES (1), (2) RETURNING 1) SELECT count(*) FROM i") { result in
+                    session.enqueue("WITH i AS (INSERT INTO \(unescaped: table) VALUES (1), (2) RETURNING 1) SELECT count(*) FROM i") { result in
                         let inserted = try result.decode(Int.self, row: 0, column: 0)
                         if inserted != 1 { throw Unexpected(count: inserted) }
                     }
@@ -116,7 +116,7 @@ struct PipelineTests {
                 }
             }
             #expect(try await count(table, client) == 0, "the transaction was rolled back")
-            try await client.query("DROP TABLE \(table)")
+            try await client.query("DROP TABLE \(unescaped: table)")
         }
     }
 
@@ -124,7 +124,7 @@ struct PipelineTests {
     func queuedBeforeCommit() async throws {
         try await TestDatabase.withClient(poolSize: 1) { client in
             let table = TestDatabase.uniqueTable("p_commit")
-            try await client.query("CREATE TABLE \(table) (n int8 PRIMARY KEY)")
+            try await client.query("CREATE TABLE \(unescaped: table) (n int8 PRIMARY KEY)")
             let pid = try await client.query("SELECT pg_backend_pid()").decode(Int32.self, row: 0, column: 0)
             try await client.withTransaction { session in
                 try await session.execute("INSERT INTO \(table) VALUES ($1)", [1])
@@ -140,7 +140,7 @@ struct PipelineTests {
             #expect(try await count(table, client) == 2, "row 3 was rolled back with the failed insert")
             let after = try await client.query("SELECT pg_backend_pid()").decode(Int32.self, row: 0, column: 0)
             #expect(after == pid, "the transaction was rolled back, so the connection went back to the pool")
-            try await client.query("DROP TABLE \(table)")
+            try await client.query("DROP TABLE \(unescaped: table)")
         }
     }
 
@@ -149,7 +149,7 @@ struct PipelineTests {
         struct Abort: Error {}
         try await TestDatabase.withClient(poolSize: 1) { client in
             let table = TestDatabase.uniqueTable("p_lease")
-            try await client.query("CREATE TABLE \(table) (n int8)")
+            try await client.query("CREATE TABLE \(unescaped: table) (n int8)")
             try await client.withConnection { session in
                 session.enqueue("INSERT INTO \(table) VALUES ($1)", [1])
                 session.enqueue("INSERT INTO \(table) VALUES ($1)", [2])
@@ -162,7 +162,7 @@ struct PipelineTests {
                 }
             }
             #expect(try await count(table, client) == 2)
-            try await client.query("DROP TABLE \(table)")
+            try await client.query("DROP TABLE \(unescaped: table)")
         }
     }
 }

@@ -8,14 +8,14 @@ struct PostgresClientTests {
     @Test func transactionCommitsWhenTheBodyReturns() async throws {
         try await TestDatabase.withClient { client in
             let table = TestDatabase.uniqueTable("t_commit")
-            try await client.query("CREATE TABLE \(table) (n int8)")
+            try await client.query("CREATE TABLE \(unescaped: table) (n int8)")
             try await client.withTransaction { tx in
                 try await tx.execute("INSERT INTO \(table) VALUES ($1)", [1])
                 try await tx.execute("INSERT INTO \(table) VALUES ($1)", [2])
             }
-            let count = try await client.query("SELECT count(*) FROM \(table)").decode(Int.self, row: 0, column: 0)
+            let count = try await client.query("SELECT count(*) FROM \(unescaped: table)").decode(Int.self, row: 0, column: 0)
             #expect(count == 2)
-            try await client.query("DROP TABLE \(table)")
+            try await client.query("DROP TABLE \(unescaped: table)")
         }
     }
 
@@ -23,33 +23,33 @@ struct PostgresClientTests {
         struct Abort: Error {}
         try await TestDatabase.withClient(poolSize: 1) { client in
             let table = TestDatabase.uniqueTable("t_rollback")
-            try await client.query("CREATE TABLE \(table) (n int8)")
+            try await client.query("CREATE TABLE \(unescaped: table) (n int8)")
             await #expect(throws: Abort.self) {
                 try await client.withTransaction { tx in
-                    try await tx.execute("INSERT INTO \(table) VALUES (1)")
+                    try await tx.execute("INSERT INTO \(unescaped: table) VALUES (1)")
                     throw Abort()
                 }
             }
             // A failed statement also rolls back everything before it.
             await #expect(throws: PostgresError.self) {
                 try await client.withTransaction { tx in
-                    try await tx.execute("INSERT INTO \(table) VALUES (2)")
-                    try await tx.execute("INSERT INTO \(table) VALUES ('not a number')")
+                    try await tx.execute("INSERT INTO \(unescaped: table) VALUES (2)")
+                    try await tx.execute("INSERT INTO \(unescaped: table) VALUES ('not a number')")
                 }
             }
-            let count = try await client.query("SELECT count(*) FROM \(table)").decode(Int.self, row: 0, column: 0)
+            let count = try await client.query("SELECT count(*) FROM \(unescaped: table)").decode(Int.self, row: 0, column: 0)
             #expect(count == 0)
             // The single pooled connection is usable again (not left inside a transaction).
             let status = try await client.query("SELECT 41 + 1").decode(Int.self, row: 0, column: 0)
             #expect(status == 42)
-            try await client.query("DROP TABLE \(table)")
+            try await client.query("DROP TABLE \(unescaped: table)")
         }
     }
 
     @Test func uniqueViolationIsATypedError() async throws {
         try await TestDatabase.withClient { client in
             let table = TestDatabase.uniqueTable("t_unique")
-            try await client.query("CREATE TABLE \(table) (ref text CONSTRAINT \(table)_ref_key UNIQUE)")
+            try await client.query("CREATE TABLE \(unescaped: table) (ref text CONSTRAINT \(unescaped: table)_ref_key UNIQUE)")
             try await client.query("INSERT INTO \(table) VALUES ($1)", ["PKG-1"])
             do {
                 try await client.query("INSERT INTO \(table) VALUES ($1)", ["PKG-1"])
@@ -60,7 +60,7 @@ struct PostgresClientTests {
                 #expect(error.constraint == "\(table)_ref_key")
                 #expect(error.message.contains("duplicate key"))
             }
-            try await client.query("DROP TABLE \(table)")
+            try await client.query("DROP TABLE \(unescaped: table)")
         }
     }
 

@@ -59,14 +59,14 @@ struct PostgresTypeTests {
     @Test func namedColumnsAndAffectedRows() async throws {
         try await TestDatabase.withClient() { client in
             let table = "t_named_\(UInt32.random(in: 0...UInt32.max))"
-            try await client.query("CREATE TABLE \(table) (id int8 PRIMARY KEY, label text)")
-            let insert = try await client.query("INSERT INTO \(table) SELECT g, 'n' || g FROM generate_series(1, 5) g")
+            try await client.query("CREATE TABLE \(unescaped: table) (id int8 PRIMARY KEY, label text)")
+            let insert = try await client.query("INSERT INTO \(unescaped: table) SELECT g, 'n' || g FROM generate_series(1, 5) g")
             #expect(insert.affectedRows == 5)
             let rows = try await client.query("SELECT id, label FROM \(table) WHERE id > $1 ORDER BY id", [2]).rows
             #expect(try rows.map { try $0.decode(Int.self, "id") } == [3, 4, 5])
             #expect(try rows.map { try $0.decode(String.self, "label") } == ["n3", "n4", "n5"])
             #expect(throws: PostgresError.self) { try rows[0].decode(String.self, "missing") }
-            try await client.query("DROP TABLE \(table)")
+            try await client.query("DROP TABLE \(unescaped: table)")
         }
     }
 }

@@ -63,8 +63,8 @@ struct PreparedStatementTests {
     func staleTransaction() async throws {
         try await TestDatabase.withClient(poolSize: 1) { client in
             let table = TestDatabase.uniqueTable("t_stale")
-            _ = try await client.query("CREATE TABLE \(table) (id int8, name text)")
-            _ = try await client.query("INSERT INTO \(table) VALUES (1, 'a')")
+            _ = try await client.query("CREATE TABLE \(unescaped: table) (id int8, name text)")
+            _ = try await client.query("INSERT INTO \(unescaped: table) VALUES (1, 'a')")
             // Two statements of one transaction: the insert queued, the select sent with it (one pipeline).
             let insert = "INSERT INTO \(table) VALUES ($1, 'b') RETURNING *"
             let select = "SELECT * FROM \(table) WHERE id <= $1 ORDER BY id"
@@ -79,25 +79,25 @@ struct PreparedStatementTests {
 
             // A migration on another connection changes the result type of both prepared statements.
             try await TestDatabase.withClient(poolSize: 1) { migrator in
-                _ = try await migrator.query("ALTER TABLE \(table) ADD COLUMN extra int8")
+                _ = try await migrator.query("ALTER TABLE \(unescaped: table) ADD COLUMN extra int8")
             }
             attempts = 0
             // Asked to: each failed attempt drops one stale statement and rolls back; the third commits once.
             #expect(try await client.withTransaction(retryingStalePlans: true) { try await work($0, id: 3) } == 3)
             #expect(attempts == 3, "one attempt per stale statement, then the one that commits")
-            #expect(try await client.query("SELECT count(*) FROM \(table) WHERE id = 3").decode(Int.self, row: 0, column: 0) == 1)
+            #expect(try await client.query("SELECT count(*) FROM \(unescaped: table) WHERE id = 3").decode(Int.self, row: 0, column: 0) == 1)
 
             // Not asked to (the default): the caller gets the typed error and nothing is written.
             try await TestDatabase.withClient(poolSize: 1) { migrator in
-                _ = try await migrator.query("ALTER TABLE \(table) ADD COLUMN more int8")
+                _ = try await migrator.query("ALTER TABLE \(unescaped: table) ADD COLUMN more int8")
             }
             attempts = 0
             await #expect { try await client.withTransaction { try await work($0, id: 4) } } throws: {
                 ($0 as? PostgresError)?.kind == .stalePreparedStatement
             }
             #expect(attempts == 1)
-            #expect(try await client.query("SELECT count(*) FROM \(table) WHERE id = 4").decode(Int.self, row: 0, column: 0) == 0)
-            _ = try await client.query("DROP TABLE \(table)")
+            #expect(try await client.query("SELECT count(*) FROM \(unescaped: table) WHERE id = 4").decode(Int.self, row: 0, column: 0) == 0)
+            _ = try await client.query("DROP TABLE \(unescaped: table)")
         }
     }
 }

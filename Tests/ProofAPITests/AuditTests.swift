@@ -292,7 +292,7 @@ struct AuditTests {
                 """).rows.map { try $0.decode(String.self, 0) }
             #expect(partitions.contains("audit_events_default") && partitions.count >= 5)
             for partition in partitions {
-                await #expect(throws: PostgresError.self, "\(partition)") { try await database.query("TRUNCATE \(partition)") }
+                await #expect(throws: PostgresError.self, "\(partition)") { try await database.query("TRUNCATE \(unescaped: partition)") }
             }
             // Chain heads only move forward, and no chain can be removed.
             await #expect(throws: PostgresError.self) { try await database.query("UPDATE audit_chains SET head_seq = 0") }

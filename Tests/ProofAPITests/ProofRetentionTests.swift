@@ -33,8 +33,8 @@ struct ProofRetentionTests {
                 #expect((before.json["proof"] as? [String: Any])?["proof_id"] is String)
 
                 // The retention procedure, minus the archive step: detach the month, then drop it.
-                try await harness.database.query("ALTER TABLE proofs DETACH PARTITION \(partition)")
-                try await harness.database.query("DROP TABLE \(partition)")
+                try await harness.database.query("ALTER TABLE proofs DETACH PARTITION \(unescaped: partition)")
+                try await harness.database.query("DROP TABLE \(unescaped: partition)")
 
                 let auditor = harness.headers(.auditor)
                 for path in ["", "/signature.png", "/signature.svg", "/points"] {

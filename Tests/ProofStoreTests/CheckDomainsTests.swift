@@ -69,21 +69,21 @@ struct CheckDomainsTests {
                     NewDelivery(reference: reference, recipientName: "R", address: "A", destination: GeoPoint(lat: -33.9, lon: 151.2)), by: nil)
             }
             var proof = PartitionedProofsTests.proof(receivedAt: Date(), uploadedBy: key.id)
-            proof.location = CaptureLocation(point: GeoPoint(lat: -33.8, lon: 151.1), accuracyMeters: 12.5)
-            proof.distanceToDestinationMeters = 14_000.25
+            proof.capture.location = CaptureLocation(point: GeoPoint(lat: -33.8, lon: 151.1), accuracyMeters: 12.5)
+            proof.assessment.distanceToDestinationMeters = 14_000.25
             try await proofs.record(proof, reference: "DONE")
-            #expect(try await IdempotencyRepository(database: database).claim(apiKeyID: key.id, key: "first", requestSHA256: proof.bodySHA256) == .claimed)
+            #expect(try await IdempotencyRepository(database: database).claim(apiKeyID: key.id, key: "first", requestSHA256: proof.body.sha256) == .claimed)
             let before = try await proofs.metadata(reference: "DONE")
 
             #expect(try await MigrationRunner(client: database).migrate(migrations).contains(11))
 
             let after = try #require(try await proofs.metadata(reference: "DONE"))
             #expect(after == before)
-            #expect(after.location == proof.location && after.distanceToDestinationMeters == 14_000.25)
-            #expect(try await proofs.body(reference: "DONE")?.bytes == proof.body)
+            #expect(after.location == proof.capture.location && after.distanceToDestinationMeters == 14_000.25)
+            #expect(try await proofs.body(reference: "DONE")?.bytes == proof.body.bytes)
             let delivered = try #require(try await deliveries.find(reference: "DONE"))
             #expect(delivered.status == .delivered && delivered.destination == GeoPoint(lat: -33.9, lon: 151.2))
-            #expect(try await IdempotencyRepository(database: database).claim(apiKeyID: key.id, key: "first", requestSHA256: proof.bodySHA256) == .inFlight)
+            #expect(try await IdempotencyRepository(database: database).claim(apiKeyID: key.id, key: "first", requestSHA256: proof.body.sha256) == .inFlight)
             guard case .ok(let events, _, _) = try await AuditVerifier(database: database).verify() else {
                 Issue.record("the audit chains no longer verify after 0011")
                 return

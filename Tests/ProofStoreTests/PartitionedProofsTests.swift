@@ -30,13 +30,16 @@ struct PartitionedProofsTests {
 
     static func proof(receivedAt: Date, uploadedBy: UUID) -> NewProof {
         let body = randomBytes(600), ink = randomBytes(400), png = randomBytes(900)
-        return NewProof(id: UUID(), signerName: "Ada", capturedAt: receivedAt, capturedAtOffsetMinutes: 60,
-                        capturedAtText: "2026-01-01T00:00:00+01:00", receivedAt: receivedAt, location: nil,
-                        distanceToDestinationMeters: nil, geofenceRadiusMeters: 200, flags: ["no_location"], device: DeviceFacts(),
-                        body: body, bodyContentType: "application/json", bodyContentEncoding: nil, bodySHA256: SHA256.hash(body),
-                        inkFormat: "ink", ink: ink, pointCount: 10, strokeCount: 1, png: png, pngSHA256: SHA256.hash(png),
-                        pngWidth: 10, pngHeight: 10, renderOptionsJSON: "{}", algorithmVersion: "test", uploadedBy: uploadedBy,
-                        idempotencyKey: nil)
+        return NewProof(
+            id: UUID(),
+            capture: ProofCapture(signerName: "Ada", capturedAt: CaptureTime(date: receivedAt, offsetMinutes: 60, text: "2026-01-01T00:00:00+01:00"),
+                                  location: nil, device: DeviceFacts()),
+            body: ReceivedBody(bytes: body, contentType: "application/json", contentEncoding: nil, sha256: SHA256.hash(body),
+                               receivedAt: receivedAt),
+            rendering: ProofRendering(inkFormat: "ink", ink: ink, pointCount: 10, strokeCount: 1, png: png, pngSHA256: SHA256.hash(png),
+                                      pngWidth: 10, pngHeight: 10, renderOptionsJSON: "{}", algorithmVersion: "test"),
+            assessment: ProofAssessment(distanceToDestinationMeters: nil, geofenceRadiusMeters: 200, flags: [.noLocation]),
+            uploadedBy: uploadedBy, idempotencyKey: nil)
     }
 
     static func count(_ sql: String, _ parameters: [any PostgresBindable] = [], in database: PostgresClient) async throws -> Int {
@@ -62,7 +65,7 @@ struct PartitionedProofsTests {
             for (index, offset) in [-4, -3, -3, -1, 0, 0].enumerated() {
                 let reference = "OLD-\(index)"
                 let proof = Self.proof(receivedAt: Self.month(offset, days: 3 + index, seconds: 17), uploadedBy: keyID)
-                let deliveredAt: Date? = index == 2 ? proof.receivedAt.addingTimeInterval(1) : index == 3 ? nil : proof.receivedAt
+                let deliveredAt: Date? = index == 2 ? proof.body.receivedAt.addingTimeInterval(1) : index == 3 ? nil : proof.body.receivedAt
                 try await database.query("""
                     WITH d AS (INSERT INTO deliveries (reference, recipient_name, address, status, delivered_at)
                                VALUES ($1, 'R', 'A', CASE WHEN $2::timestamptz IS NULL THEN 'pending' ELSE 'delivered' END, $2)
@@ -73,8 +76,8 @@ struct PartitionedProofsTests {
                     SELECT $3, d.id, 'Ada', $4, 0, 't', $4, 200, '{}', $5, 'application/json', $6, 'ink', $7, 1, 1, $8, $9, 10, 10,
                         '{"scale":1}', 'v', $10
                     FROM d
-                    """, [reference, deliveredAt, proof.id, proof.receivedAt, PostgresBytes(proof.body), PostgresBytes(proof.bodySHA256),
-                          PostgresBytes(proof.ink), PostgresBytes(proof.png), PostgresBytes(proof.pngSHA256), keyID])
+                    """, [reference, deliveredAt, proof.id, proof.body.receivedAt, PostgresBytes(proof.body.bytes), PostgresBytes(proof.body.sha256),
+                          PostgresBytes(proof.rendering.ink), PostgresBytes(proof.rendering.png), PostgresBytes(proof.rendering.pngSHA256), keyID])
                 stored.append((reference, proof))
             }
 
@@ -85,16 +88,16 @@ struct PartitionedProofsTests {
                 let row = try #require(try await database.query("""
                     SELECT tableoid::regclass::text, body, ink, png, body_sha256, png_sha256, received_at FROM proofs WHERE id = $1
                     """, [proof.id]).first)
-                #expect(try row.decode(String.self, 0) == Self.partition(for: proof.receivedAt))
-                #expect(try row.decode([UInt8].self, 1) == proof.body)
-                #expect(try row.decode([UInt8].self, 2) == proof.ink)
-                #expect(try row.decode([UInt8].self, 3) == proof.png)
-                #expect(try row.decode([UInt8].self, 4) == SHA256.hash(proof.body))
-                #expect(try row.decode([UInt8].self, 5) == SHA256.hash(proof.png))
+                #expect(try row.decode(String.self, 0) == Self.partition(for: proof.body.receivedAt))
+                #expect(try row.decode([UInt8].self, 1) == proof.body.bytes)
+                #expect(try row.decode([UInt8].self, 2) == proof.rendering.ink)
+                #expect(try row.decode([UInt8].self, 3) == proof.rendering.png)
+                #expect(try row.decode([UInt8].self, 4) == SHA256.hash(proof.body.bytes))
+                #expect(try row.decode([UInt8].self, 5) == SHA256.hash(proof.rendering.png))
                 // Found by reference through the partition-pruning join (the two odd deliveries were realigned).
                 #expect(try await ProofRepository(database: database).metadata(reference: reference)?.id == proof.id)
                 let delivery = try await DeliveryRepository(database: database).find(reference: reference)
-                #expect(delivery?.status == .delivered && delivery?.deliveredAt == proof.receivedAt)
+                #expect(delivery?.status == .delivered && delivery?.deliveredAt == proof.body.receivedAt)
             }
 
             // A partition for every month from the oldest proof to three months ahead, and the default, all with the trigger.
@@ -130,9 +133,9 @@ struct PartitionedProofsTests {
 
             // Immutable: no TRUNCATE of a partition, no DELETE or UPDATE through it.
             let oldest = Self.partition(for: Self.month(-4))
-            await #expect(throws: PostgresError.self) { try await database.query("TRUNCATE \(oldest)") }
+            await #expect(throws: PostgresError.self) { try await database.query("TRUNCATE \(unescaped: oldest)") }
             await #expect(throws: PostgresError.self) { try await database.query("TRUNCATE proofs_default") }
-            await #expect(throws: PostgresError.self) { try await database.query("DELETE FROM \(oldest)") }
+            await #expect(throws: PostgresError.self) { try await database.query("DELETE FROM \(unescaped: oldest)") }
             await #expect(throws: PostgresError.self) { try await database.query("UPDATE proofs SET signer_name = 'x'") }
             #expect(try await Self.count("SELECT count(*) FROM proofs", in: database) == stored.count)
         }
@@ -153,7 +156,7 @@ struct PartitionedProofsTests {
                 #expect(table == Self.partition(for: receivedAt))
                 #expect(try await proofs.metadata(reference: reference)?.id == proof.id)
                 #expect(try await deliveries.find(reference: reference)?.proof?.id == proof.id)
-                #expect(try await proofs.png(reference: reference)?.bytes == proof.png)
+                #expect(try await proofs.png(reference: reference)?.bytes == proof.rendering.png)
             }
             #expect(try await Self.count("SELECT count(*) FROM proofs_default", in: database) == 0)
             #expect(try await Self.count("SELECT count(*) FROM proofs", in: database) == 4)
@@ -192,7 +195,7 @@ struct PartitionedProofsTests {
             let winnerProof = try #require(attempts.first { $0.id == winner })
             let deliveredAt = try await database.query("SELECT delivered_at FROM deliveries WHERE reference = 'RACE'")
                 .decode(Date.self, row: 0, column: 0)
-            #expect(abs(deliveredAt.timeIntervalSince(winnerProof.receivedAt)) < 0.000_002)
+            #expect(abs(deliveredAt.timeIntervalSince(winnerProof.body.receivedAt)) < 0.000_002)
             #expect(try await proofs.metadata(reference: "RACE")?.id == winner)
             #expect(try await Self.count("""
                 SELECT count(*) FROM audit_events WHERE action = 'proof_recorded' AND subject = 'delivery:RACE'
@@ -232,7 +235,7 @@ struct PartitionedProofsTests {
                 SELECT count(*) FROM pg_inherits i WHERE i.inhparent = 'proofs'::regclass
                 AND NOT EXISTS (SELECT 1 FROM pg_trigger t WHERE t.tgrelid = i.inhrelid AND t.tgname = 'proofs_no_truncate')
                 """, in: database) == 0)
-            await #expect(throws: PostgresError.self) { try await database.query("TRUNCATE \(Self.partition(for: Self.month(12)))") }
+            await #expect(throws: PostgresError.self) { try await database.query("TRUNCATE \(unescaped: Self.partition(for: Self.month(12)))") }
         }
     }
 
@@ -240,7 +243,7 @@ struct PartitionedProofsTests {
     func periodicMaintenance() async throws {
         try await ScratchDatabase.with(prefix: "part_loop") { _, database in
             let month = Self.partition(for: Self.month(3))
-            try await database.query("DROP TABLE \(month)")
+            try await database.query("DROP TABLE \(unescaped: month)")
             let exists = "SELECT count(*) FROM pg_class WHERE relname = '\(month)'"
             let loop = Task { await PartitionMaintenance(database: database).runPeriodically(every: .milliseconds(20)) }
             var polls = 0
@@ -289,8 +292,8 @@ struct PartitionedProofsTests {
             let current = Self.partition("ledger", for: Date())
             try await database.query("INSERT INTO ledger VALUES (2, now(), 'now')")
             #expect(try await Self.count("SELECT count(*) FROM \(current)", in: database) == 1)
-            await #expect(throws: PostgresError.self) { try await database.query("TRUNCATE \(current)") }
-            await #expect(throws: PostgresError.self) { try await database.query("DELETE FROM \(current)") }
+            await #expect(throws: PostgresError.self) { try await database.query("TRUNCATE \(unescaped: current)") }
+            await #expect(throws: PostgresError.self) { try await database.query("DELETE FROM \(unescaped: current)") }
             // Not a timestamptz range key.
             await #expect(throws: PostgresError.self) {
                 try await database.query("SELECT * FROM countersign_ensure_monthly_partitions('by_number', 1)")

@@ -33,7 +33,7 @@ public struct ScratchDatabase: Sendable {
         guard let baseURL else { throw PostgresError(.invalidConfiguration, message: unavailableReason) }
         let name = "\(prefix)_\(UInt64.random(in: 0...UInt64.max) % 1_000_000_000_000)".lowercased()
         try await PostgresClient.withClient(.forTests(url: replacingDatabase(in: baseURL, with: "postgres"), poolSize: 1)) { maintenance in
-            try await maintenance.query("CREATE DATABASE \(name)")
+            try await maintenance.query("CREATE DATABASE \(unescaped: name)")
         }
         let scratch = ScratchDatabase(url: replacingDatabase(in: baseURL, with: name),
                                       adminURL: baseAdminURL.map { replacingDatabase(in: $0, with: name) }, name: name)
@@ -63,7 +63,7 @@ public struct ScratchDatabase: Sendable {
     public func drop() async {
         guard let baseURL = Self.baseURL else { return }
         let maintenance = PostgresClient(configuration: .forTests(url: Self.replacingDatabase(in: baseURL, with: "postgres"), poolSize: 1))
-        _ = try? await maintenance.query("DROP DATABASE IF EXISTS \(name) WITH (FORCE)")
+        _ = try? await maintenance.query("DROP DATABASE IF EXISTS \(unescaped: name) WITH (FORCE)")
         await maintenance.shutdown()
     }
 

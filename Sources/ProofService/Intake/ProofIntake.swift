@@ -42,22 +42,26 @@ public struct ProofIntake: Sendable {
         let capture = try await work.run(for: actor.keyID) { [json = upload.json] in try ProofUpload.parse(json, parser: parser) }
         guard let state = try await proofs.deliveryState(reference: reference) else { throw ServiceError.deliveryNotFound(reference) }
         if state.proofID != nil { throw Self.alreadyRecorded(reference) }
-        let assessment = CaptureAssessment(location: capture.location, destination: state.destination,
-                                           capturedAt: capture.capturedAt.date, receivedAt: receivedAt, policy: policy)
+        let assessment = ProofAssessment(location: capture.location, destination: state.destination,
+                                         capturedAt: capture.capturedAt.date, receivedAt: receivedAt, policy: policy)
         let (ink, image) = try await work.run(for: actor.keyID) { [self] in try render(capture) }
         let recorded = RecordedProof(id: UUID(), reference: reference, receivedAt: receivedAt, bodySHA256: upload.sha256,
                                      pngSHA256: SHA256.hash(image.png),
                                      distanceToDestinationMeters: assessment.distanceToDestinationMeters, flags: assessment.flags)
         let response = respond(recorded)
         let proof = NewProof(
-            id: recorded.id, signerName: capture.signerName, capturedAt: capture.capturedAt.date,
-            capturedAtOffsetMinutes: capture.capturedAt.offsetMinutes, capturedAtText: capture.capturedAt.text, receivedAt: receivedAt,
-            location: capture.location, distanceToDestinationMeters: assessment.distanceToDestinationMeters,
-            geofenceRadiusMeters: assessment.geofenceRadiusMeters, flags: assessment.flags.map(\.rawValue), device: capture.device,
-            body: upload.bytes, bodyContentType: upload.contentType, bodyContentEncoding: upload.contentEncoding,
-            bodySHA256: upload.sha256, inkFormat: capture.inkFormat, ink: ink.bytes, pointCount: ink.document.pointCount,
-            strokeCount: ink.document.strokes.count, png: image.png, pngSHA256: recorded.pngSHA256, pngWidth: image.width,
-            pngHeight: image.height, renderOptionsJSON: renderOptionsJSON, algorithmVersion: SignatureReconstructor.algorithmVersion,
+            id: recorded.id,
+            capture: ProofCapture(signerName: capture.signerName,
+                                  capturedAt: CaptureTime(date: capture.capturedAt.date, offsetMinutes: capture.capturedAt.offsetMinutes,
+                                                          text: capture.capturedAt.text),
+                                  location: capture.location, device: capture.device),
+            body: ReceivedBody(bytes: upload.bytes, contentType: upload.contentType, contentEncoding: upload.contentEncoding,
+                               sha256: upload.sha256, receivedAt: receivedAt),
+            rendering: ProofRendering(inkFormat: capture.inkFormat, ink: ink.bytes, pointCount: ink.document.pointCount,
+                                      strokeCount: ink.document.strokes.count, png: image.png, pngSHA256: recorded.pngSHA256,
+                                      pngWidth: image.width, pngHeight: image.height, renderOptionsJSON: renderOptionsJSON,
+                                      algorithmVersion: SignatureReconstructor.algorithmVersion),
+            assessment: assessment,
             uploadedBy: actor.keyID, idempotencyKey: idempotencyKey)
         do {
             try await proofs.record(proof, reference: reference, idempotency: idempotencyKey.map { (actor.keyID, $0, response) },

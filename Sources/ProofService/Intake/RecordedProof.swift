@@ -1,4 +1,5 @@
 import Foundation
+import ProofStore
 
 /// A proof the intake stored: what the uploader is told.
 public struct RecordedProof: Sendable, Equatable {

@@ -1,0 +1,62 @@
+/// Where and how the audit chain (or a proof it vouches for) fails verification.
+public struct AuditBreak: Sendable, Equatable {
+    /// What failed.
+    public enum Kind: String, Sendable, Equatable {
+        /// The event's stored hash is not the hash of its content.
+        case hashMismatch = "hash_mismatch"
+        /// The event's `prev_hash` is not the previous event's hash.
+        case prevMismatch = "prev_mismatch"
+        /// A sequence number is missing from the legacy (v1) part of chain 0, whose numbers had no
+        /// gaps. Gaps between v2 events are normal (a rolled-back append keeps its number).
+        case gap
+        /// Two events share a sequence number (the primary key includes `occurred_at`, so only
+        /// verification can tell).
+        case duplicateSeq = "duplicate_seq"
+        /// The event names a chain `audit_chains` does not have.
+        case unknownChain = "unknown_chain"
+        /// A v1 (legacy) event that is not in the legacy prefix of chain 0.
+        case encodingInvalid = "encoding_invalid"
+        /// A chain's head in `audit_chains` is not its newest event (`seq` is the head named there).
+        case headMismatch = "head_mismatch"
+        /// The stored PNG does not hash to the digest recorded for it.
+        case proofPNGMismatch = "proof_png_mismatch"
+        /// The stored original body does not hash to the digest recorded for it.
+        case proofBodyMismatch = "proof_body_mismatch"
+        /// A recorded proof is no longer in the proofs table.
+        case proofMissing = "proof_missing"
+        /// A stored checkpoint's signature does not verify.
+        case checkpointSignatureInvalid = "checkpoint_signature_invalid"
+        /// A stored checkpoint was signed by a key the caller does not trust.
+        case checkpointUntrustedKey = "checkpoint_untrusted_key"
+        /// A signed checkpoint names an event the chain no longer has, or has with another hash
+        /// (the newest events were removed or the chain was rewritten).
+        case checkpointMismatch = "checkpoint_mismatch"
+    }
+
+    /// The sequence number at which the chain breaks (the missing one for a gap).
+    public var seq: Int64
+    /// The chain concerned, when one is.
+    public var chain: Int16?
+    /// What failed.
+    public var kind: Kind
+    /// The value the chain vouches for (hex digest or sequence number).
+    public var expected: String
+    /// The value found.
+    public var found: String
+    /// The event's subject (e.g. `delivery:REF-1`), when there is an event.
+    public var subject: String?
+    /// The proof concerned, for proof kinds.
+    public var proofID: String?
+
+    /// Creates a break report.
+    public init(seq: Int64, kind: Kind, expected: String, found: String, subject: String? = nil, proofID: String? = nil,
+                chain: Int16? = nil) {
+        self.seq = seq
+        self.chain = chain
+        self.kind = kind
+        self.expected = expected
+        self.found = found
+        self.subject = subject
+        self.proofID = proofID
+    }
+}

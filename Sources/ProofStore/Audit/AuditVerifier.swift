@@ -1,0 +1,250 @@
+import Cryptography
+import Foundation
+import Postgres
+
+/// Walks the audit chains in constant memory and re-hashes every proof they vouch for.
+///
+/// Events are read by ascending `(seq, occurred_at)` in pages of ``pageSize``, inside one
+/// REPEATABLE READ, READ ONLY transaction (one consistent snapshot, no locks that block appends),
+/// keeping the running head of every chain (``AuditLog/chainCount`` of them: constant memory). For
+/// every event it checks, in this order: its seq is not the previous event's (`duplicate_seq`);
+/// its chain is one of `audit_chains` (`unknown_chain`); a v1 event lies in the legacy prefix of
+/// chain 0 (`encoding_invalid`) with no gap in its numbers (`gap`); the stored hash is
+/// `SHA-256(prev_hash || canonical bytes)` (`hash_mismatch`); `prev_hash` is the hash of the
+/// previous event of the same chain (`prev_mismatch`). For a `proof_recorded` event it then reads
+/// the proof (in batches of ``proofBatchSize``), re-hashes its original body and its PNG, and
+/// compares both with the digests in the event's details and those stored in the proofs table; a
+/// proof that is gone is accepted only when its delivery's `delivered_at` lies in the period of a
+/// `proofs_archived` event (the retention procedure archived and dropped it), and counted.
+/// After the walk, every head in `audit_chains` must be its chain's newest event (`head_mismatch`),
+/// and every stored checkpoint must hold (`checkpoint_*`).
+public struct AuditVerifier: Sendable {
+    let database: PostgresClient
+    /// Events (and checkpoints) read per round trip.
+    public var pageSize: Int
+    /// Proofs (body + PNG) read per round trip.
+    public var proofBatchSize: Int
+
+    /// Creates a verifier over `database`.
+    public init(database: PostgresClient, pageSize: Int = 1_000, proofBatchSize: Int = 50) {
+        self.database = database
+        self.pageSize = pageSize
+        self.proofBatchSize = proofBatchSize
+    }
+
+    /// The running state of the walk.
+    struct Walk {
+        /// Each chain's newest event so far, keyed by chain (the chains of `audit_chains`).
+        var heads: [Int16: AuditChainHead]
+        /// Chain 0 has had only v1 events so far.
+        var legacyOpen = true
+        /// The previous event's seq (0 before the first).
+        var lastSeq: Int64 = 0
+        /// Events checked.
+        var count: Int64 = 0
+        /// Recorded proofs found missing inside an archived period.
+        var archived: Int64 = 0
+    }
+
+    /// Verifies every chain, the heads recorded in `audit_chains`, then every stored signed
+    /// checkpoint: each must carry a valid Ed25519 signature (by one of `trustedPublicKeys` when
+    /// given) and every head it signs must still be in its chain with the same hash — a head
+    /// beyond the chain's end means its tail was removed.
+    public func verify(trustedPublicKeys: [Ed25519PublicKey] = []) async throws -> AuditVerification {
+        try await database.withTransaction(isolation: "REPEATABLE READ, READ ONLY", retryingStalePlans: true) { session in
+            let recorded = try await AuditCheckpointStore.heads(in: session)
+            var walk = Walk(heads: Dictionary(uniqueKeysWithValues: recorded.map { ($0.chain, AuditChainHead.empty($0.chain)) }))
+            var after: (Int64, AuditTimestamp) = (0, AuditTimestamp(micros: 0))  // every seq is >= 1
+            while true {
+                let events = try await AuditLog.page(after: after, limit: pageSize, in: session)
+                guard let last = events.last else { break }
+                after = (last.seq, AuditTimestamp(micros: last.occurredAtMicros))
+                let proofs = try await proofDigests(for: events, in: session)
+                for event in events {
+                    if let failure = check(event, walk: &walk, digests: proofs.digests, archived: proofs.archived) {
+                        return .broken(failure)
+                    }
+                }
+            }
+            for head in recorded {
+                let walked = walk.heads[head.chain] ?? .empty(head.chain)
+                if walked != head {
+                    return .broken(AuditBreak(seq: walked.seq, kind: .headMismatch, expected: "\(walked.seq) \(walked.hash.hexString)",
+                                              found: "\(head.seq) \(head.hash.hexString)", subject: "chain:\(head.chain)", chain: head.chain))
+                }
+            }
+            if let failure = try await checkCheckpoints(walk: walk, trusted: trustedPublicKeys, in: session) {
+                return .broken(failure)
+            }
+            return .ok(count: walk.count, heads: recorded, archivedProofs: walk.archived)
+        }
+    }
+
+    /// Checks the stored checkpoints (in pages, oldest first) against the chains just verified.
+    func checkCheckpoints(walk: Walk, trusted: [Ed25519PublicKey], in session: PostgresSession) async throws -> AuditBreak? {
+        var lastID: Int64 = 0
+        while true {
+            let rows = try await session.query("""
+                SELECT id, \(unescaped: AuditCheckpointStore.columns) FROM audit_checkpoints WHERE id > \(lastID)
+                ORDER BY id LIMIT \(pageSize)
+                """).rows
+            guard let lastRow = rows.last else { return nil }
+            lastID = try lastRow.decode(Int64.self, "id")
+            var checkpoints: [(Int64, AuditCheckpoint)] = []
+            for row in rows {
+                checkpoints.append((try row.decode(Int64.self, "id"), try AuditCheckpointStore.checkpoint(row)))
+            }
+            let seqs = Set(checkpoints.flatMap { $0.1.anchoredHeads.map(\.seq) }.filter { $0 > 0 })
+            var events: [Int64: (chain: Int16, hash: [UInt8])] = [:]
+            if !seqs.isEmpty {
+                let found = try await session.query("""
+                    SELECT seq, chain, hash FROM audit_events WHERE seq = ANY(string_to_array(\(seqs.map(String.init).joined(separator: ",")), ',')::bigint[])
+                    """)
+                for row in found.rows {
+                    let (seq, chain, hash) = try row.decode((Int64, Int64, [UInt8]).self)
+                    events[seq] = (Int16(chain), hash)
+                }
+            }
+            for (id, checkpoint) in checkpoints {
+                if let failure = check(checkpoint, id: id, walk: walk, events: events, trusted: trusted) { return failure }
+            }
+        }
+    }
+
+    func check(_ checkpoint: AuditCheckpoint, id: Int64, walk: Walk, events: [Int64: (chain: Int16, hash: [UInt8])],
+               trusted: [Ed25519PublicKey]) -> AuditBreak? {
+        let subject = "checkpoint:\(id)"
+        if !checkpoint.hasValidSignature {
+            return AuditBreak(seq: checkpoint.seq, kind: .checkpointSignatureInvalid, expected: "a valid Ed25519 signature",
+                              found: checkpoint.signature.hexString, subject: subject)
+        }
+        if !trusted.isEmpty, !trusted.contains(where: { $0.rawRepresentation == checkpoint.publicKey }) {
+            return AuditBreak(seq: checkpoint.seq, kind: .checkpointUntrustedKey,
+                              expected: trusted.map { $0.rawRepresentation.hexString }.joined(separator: ","),
+                              found: checkpoint.publicKey.hexString, subject: subject)
+        }
+        for head in checkpoint.anchoredHeads {
+            guard let chainEnd = walk.heads[head.chain] else {
+                return AuditBreak(seq: head.seq, kind: .checkpointMismatch, expected: head.hash.hexString,
+                                  found: "no chain \(head.chain)", subject: subject, chain: head.chain)
+            }
+            let found = head.seq == 0 ? (head.chain, AuditEvent.genesisHash) : events[head.seq]
+            if let found, found.chain == head.chain, found.hash == head.hash { continue }
+            let description = chainEnd.seq < head.seq ? "chain \(head.chain) ends at \(chainEnd.seq)"
+                : found.map { $0.chain == head.chain ? $0.hash.hexString : "event \(head.seq) is on chain \($0.chain)" }
+                ?? "no event \(head.seq)"
+            return AuditBreak(seq: head.seq, kind: .checkpointMismatch, expected: head.hash.hexString, found: description,
+                              subject: subject, chain: head.chain)
+        }
+        return nil
+    }
+
+    /// Digests recomputed from the stored bytes, and those stored beside them.
+    struct ProofDigests {
+        var body: [UInt8]
+        var png: [UInt8]
+        var storedBody: [UInt8]
+        var storedPNG: [UInt8]
+    }
+
+    /// Checks one event against the walk so far and, when it holds, advances the walk.
+    func check(_ event: AuditEvent, walk: inout Walk, digests: [UUID: ProofDigests], archived: Set<UUID> = []) -> AuditBreak? {
+        func failure(_ kind: AuditBreak.Kind, _ expected: String, _ found: String, seq: Int64? = nil) -> AuditBreak {
+            AuditBreak(seq: seq ?? event.seq, kind: kind, expected: expected, found: found, subject: event.subject, chain: event.chain)
+        }
+        if event.seq == walk.lastSeq {
+            return failure(.duplicateSeq, "one event \(event.seq)", "two or more")
+        }
+        guard let head = walk.heads[event.chain] else {
+            return failure(.unknownChain, "a chain of audit_chains", String(event.chain))
+        }
+        switch event.encoding {
+        case .v1:
+            if event.chain != 0 || !walk.legacyOpen {
+                return failure(.encodingInvalid, "countersign.audit/v2", "countersign.audit/v1 on chain \(event.chain)")
+            }
+            if event.seq != head.seq + 1 {
+                return failure(.gap, String(head.seq + 1), String(event.seq), seq: head.seq + 1)
+            }
+        case .v2:
+            if event.chain == 0 { walk.legacyOpen = false }
+        }
+        let recomputed = event.recomputedHash
+        if recomputed != event.hash {
+            return failure(.hashMismatch, recomputed.hexString, event.hash.hexString)
+        }
+        if event.prevHash != head.hash {
+            return failure(.prevMismatch, head.hash.hexString, event.prevHash.hexString)
+        }
+        walk.heads[event.chain] = AuditChainHead(chain: event.chain, seq: event.seq, hash: event.hash)
+        walk.lastSeq = event.seq
+        walk.count += 1
+        guard event.action == AuditAction.proofRecorded.rawValue else { return nil }
+        let details = event.details
+        let proofText = details["proof_id"] ?? ""
+        if let proofID = UUID(uuidString: proofText), digests[proofID] == nil, archived.contains(proofID) {
+            walk.archived += 1
+            return nil
+        }
+        guard let proofID = UUID(uuidString: proofText), let stored = digests[proofID] else {
+            return AuditBreak(seq: event.seq, kind: .proofMissing, expected: proofText, found: "", subject: event.subject,
+                              proofID: proofText, chain: event.chain)
+        }
+        let recordedBody = details["points_sha256"] ?? ""
+        for found in [stored.storedBody.hexString, stored.body.hexString] where found != recordedBody {
+            return AuditBreak(seq: event.seq, kind: .proofBodyMismatch, expected: recordedBody, found: found, subject: event.subject,
+                              proofID: proofText, chain: event.chain)
+        }
+        let recordedPNG = details["png_sha256"] ?? ""
+        for found in [stored.storedPNG.hexString, stored.png.hexString] where found != recordedPNG {
+            return AuditBreak(seq: event.seq, kind: .proofPNGMismatch, expected: recordedPNG, found: found, subject: event.subject,
+                              proofID: proofText, chain: event.chain)
+        }
+        return nil
+    }
+
+    /// What `countersign export --archive` writes as `since`/`until` (RFC 3339, UTC); anything else
+    /// (only tampering makes it) is ignored rather than failing the cast, and the walk reports the event.
+    static let timestampPattern = #"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$"#
+
+    /// The digests of the proofs `events` record, and which of the missing ones were archived.
+    func proofDigests(for events: [AuditEvent], in session: PostgresSession) async throws
+        -> (digests: [UUID: ProofDigests], archived: Set<UUID>) {
+        var subjects: [UUID: String] = [:]
+        for event in events where event.action == AuditAction.proofRecorded.rawValue {
+            if let id = event.details["proof_id"].flatMap(UUID.init(uuidString:)) { subjects[id] = event.subject }
+        }
+        let ids = events.filter { $0.action == AuditAction.proofRecorded.rawValue }
+            .compactMap { $0.details["proof_id"].flatMap(UUID.init(uuidString:)) }
+        var digests: [UUID: ProofDigests] = [:]
+        var start = 0
+        while start < ids.count {
+            let batch = ids[start..<min(start + proofBatchSize, ids.count)]
+            start += proofBatchSize
+            let idList = batch.map { $0.uuidString.lowercased() }.joined(separator: ",")
+            let result = try await session.query("""
+                SELECT id, body, png, body_sha256, png_sha256 FROM proofs WHERE id = ANY(string_to_array(\(idList), ',')::uuid[])
+                """)
+            for row in result.rows {
+                let (id, body, png, storedBody, storedPNG) = try row.decode((UUID, [UInt8], [UInt8], [UInt8], [UInt8]).self)
+                digests[id] = ProofDigests(body: SHA256.hash(body), png: SHA256.hash(png), storedBody: storedBody, storedPNG: storedPNG)
+            }
+        }
+        let missing = ids.filter { digests[$0] == nil }
+        guard !missing.isEmpty else { return (digests, []) }
+        // A delivery keeps `delivered_at` = its proof's `received_at` when the proof's month is
+        // dropped; the archive events are read in the same snapshot (and verified by the walk).
+        let references = Set(missing.compactMap { subjects[$0] }.filter { $0.hasPrefix("delivery:") }.map { String($0.dropFirst(9)) })
+        let referenceList = references.sorted().joined(separator: ",")
+        let archivedReferences = try await Set(session.query("""
+            SELECT d.reference FROM deliveries d
+            WHERE d.reference = ANY(string_to_array(\(referenceList), ',')) AND d.status = 'delivered'
+              AND EXISTS (SELECT 1 FROM audit_events a
+                          WHERE a.action = 'proofs_archived'
+                            AND a.details ->> 'since' ~ \(Self.timestampPattern) AND a.details ->> 'until' ~ \(Self.timestampPattern)
+                            AND d.delivered_at >= (a.details ->> 'since')::timestamptz AND d.delivered_at < (a.details ->> 'until')::timestamptz)
+            """).rows.map { try $0.decode(String.self, "reference") })
+        let archived = Set(missing.filter { id in subjects[id].map { archivedReferences.contains(String($0.dropFirst(9))) } ?? false })
+        return (digests, archived)
+    }
+}

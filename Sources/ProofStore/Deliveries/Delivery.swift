@@ -1,0 +1,49 @@
+import Foundation
+
+/// A stored delivery, with a summary of its proof when it has one.
+public struct Delivery: Sendable, Equatable {
+    /// Database id.
+    public var id: UUID
+    /// Listing order (newest has the largest value).
+    public var seq: Int64
+    /// The carrier's tracking number.
+    public var reference: String
+    /// Recipient name.
+    public var recipientName: String
+    /// Postal address.
+    public var address: String
+    /// Destination, if given.
+    public var destination: GeoPoint?
+    /// Pending or delivered.
+    public var status: DeliveryStatus
+    /// When it was created.
+    public var createdAt: Date
+    /// When it last changed.
+    public var updatedAt: Date
+    /// When its proof was recorded.
+    public var deliveredAt: Date?
+    /// Its proof, if any.
+    public var proof: ProofSummary?
+
+    /// Creates a delivery value.
+    public init(id: UUID, seq: Int64, reference: String, recipientName: String, address: String, destination: GeoPoint?,
+                status: DeliveryStatus, createdAt: Date, updatedAt: Date, deliveredAt: Date?, proof: ProofSummary?) {
+        self.id = id
+        self.seq = seq
+        self.reference = reference
+        self.recipientName = recipientName
+        self.address = address
+        self.destination = destination
+        self.status = status
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.deliveredAt = deliveredAt
+        self.proof = proof
+    }
+
+    /// True when `draft` describes this delivery (same reference and content).
+    public func matches(_ draft: NewDelivery) -> Bool {
+        reference == draft.reference && recipientName == draft.recipientName && address == draft.address
+            && destination == draft.destination
+    }
+}

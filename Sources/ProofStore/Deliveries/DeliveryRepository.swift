@@ -1,0 +1,124 @@
+import Foundation
+import Postgres
+
+/// Stores and finds deliveries.
+public struct DeliveryRepository: Sendable {
+    let database: PostgresClient
+
+    /// Creates the repository over `database`.
+    public init(database: PostgresClient) {
+        self.database = database
+    }
+
+    /// The columns ``delivery(_:)`` decodes by name (deliveries `d`, proofs `p`).
+    static let columns = """
+        d.id, d.seq, d.reference, d.recipient_name, d.address, d.destination_lat, d.destination_lon, d.status,
+        d.created_at, d.updated_at, d.delivered_at,
+        p.id AS proof_id, p.signer_name, p.captured_at, p.received_at, p.distance_to_destination_m,
+        array_to_string(p.flags, ',') AS flags
+        """
+
+    /// How a delivery `d` finds its proof `p`: by `delivery_id`, and by `received_at`, which the upload
+    /// stored as `d.delivered_at` — that names the one monthly partition of `proofs` to look in
+    /// (at run time, for each delivery), where `delivery_id` alone would probe every partition.
+    static let proofJoin = "p.delivery_id = d.id AND p.received_at = d.delivered_at"
+    // Look-ups bind the reference as `\(reference)::text`: left to take the column's domain type
+    // (`delivery_reference`, migration 0011), it would go through domain_in, which sets the domain
+    // up again at every bind; compared as text it still uses `deliveries_reference`.
+
+    /// Creates `draft`, or reports the existing delivery with its reference. A new delivery is
+    /// committed with a `delivery_created` audit event (subject `delivery:<reference>`).
+    public func create(_ draft: NewDelivery, by actor: Actor?, origin: AuditOrigin? = nil) async throws -> DeliveryCreation {
+        let origin = origin ?? (actor.map { AuditOrigin(actor: $0) } ?? .system)
+        let inserted = try await database.withTransaction(retryingStalePlans: true) { session in
+            let inserted = try await session.query("""
+                INSERT INTO deliveries (reference, recipient_name, address, destination_lat, destination_lon, created_by)
+                VALUES (\(draft.reference), \(draft.recipientName), \(draft.address), \(draft.destination?.lat),
+                    \(draft.destination?.lon), \(actor?.keyID))
+                ON CONFLICT (reference) DO NOTHING
+                RETURNING id
+                """)
+            if let row = inserted.first {
+                try await AuditLog.append(.deliveryCreated, subject: "delivery:\(draft.reference)",
+                                          details: ["delivery_id": try row.decode(UUID.self, "id").uuidString.lowercased()],
+                                          origin: origin, in: session)
+            }
+            return inserted
+        }
+        guard let existing = try await find(reference: draft.reference) else {
+            throw PostgresError(.queryFailed, message: "delivery \(draft.reference) vanished after insert")
+        }
+        if inserted.rowCount == 1 { return .created(existing) }
+        return existing.matches(draft) ? .existing(existing) : .conflict(existing)
+    }
+
+    /// The delivery with `reference`, with its proof summary.
+    public func find(reference: String) async throws -> Delivery? {
+        let result = try await database.query("""
+            SELECT \(unescaped: Self.columns) FROM deliveries d LEFT JOIN proofs p ON \(unescaped: Self.proofJoin)
+            WHERE d.reference = \(reference)::text
+            """)
+        return try result.first.map(Self.delivery)
+    }
+
+    /// One page of deliveries matching `search`, newest first.
+    public func search(_ search: DeliverySearch) async throws -> DeliveryPage {
+        var filter = SQLFilter()
+        if let status = search.status { filter.add("d.status = \(status.rawValue)") }
+        if let since = search.since { filter.add("d.created_at >= \(since)") }
+        if let until = search.until { filter.add("d.created_at < \(until)") }
+        if let after = search.afterSeq { filter.add("d.seq < \(after)") }
+        if let box = search.boundingBox {
+            filter.add("d.destination_lat BETWEEN \(box.south) AND \(box.north)")
+            if box.east - box.west >= 360 {
+                filter.add("d.destination_lon IS NOT NULL")
+            } else {
+                let west = GeoPoint.normalizedLongitude(box.west)
+                let east = box.east == 180 ? 180 : GeoPoint.normalizedLongitude(box.east)
+                if west <= east {
+                    filter.add("d.destination_lon BETWEEN \(west) AND \(east)")
+                } else {
+                    // Crosses the 180th meridian: west..180 plus -180..east.
+                    filter.add("(d.destination_lon >= \(west) OR d.destination_lon <= \(east))")
+                }
+            }
+        }
+        if let circle = search.near {
+            // Latitude band first (uses the index), then the exact haversine distance.
+            let degrees = circle.radiusMeters / GeoPoint.earthRadius * 180 / .pi
+            filter.add("d.destination_lat BETWEEN \(circle.center.lat - degrees) AND \(circle.center.lat + degrees)")
+            let lat = circle.center.lat, lon = circle.center.lon
+            filter.add("""
+                2 * \(unescaped: "\(GeoPoint.earthRadius)") * asin(least(1, sqrt(
+                    power(sin(radians(d.destination_lat - \(lat)) / 2), 2)
+                    + cos(radians(\(lat))) * cos(radians(d.destination_lat)) * power(sin(radians(d.destination_lon - \(lon)) / 2), 2)
+                ))) <= \(circle.radiusMeters)
+                """)
+        }
+        let result = try await database.query("""
+            SELECT \(unescaped: Self.columns) FROM deliveries d LEFT JOIN proofs p ON \(unescaped: Self.proofJoin)
+            \(filter.whereClause)
+            ORDER BY d.seq DESC LIMIT \(search.limit + 1)
+            """)
+        let page = keysetPage(try result.rows.map(Self.delivery), limit: search.limit, seq: \.seq)
+        return DeliveryPage(deliveries: page.rows, nextSeq: page.nextSeq)
+    }
+
+    /// Decodes the ``columns`` of `row`, by name.
+    static func delivery(_ row: PostgresRow) throws -> Delivery {
+        var proof: ProofSummary?
+        if let proofID: UUID = try row.decode("proof_id") {
+            let flags: String = try row.decode("flags")
+            proof = ProofSummary(id: proofID, signerName: try row.decode("signer_name"), capturedAt: try row.decode("captured_at"),
+                                 receivedAt: try row.decode("received_at"),
+                                 distanceToDestinationMeters: try row.decode("distance_to_destination_m"),
+                                 flags: flags.isEmpty ? [] : flags.split(separator: ",").map(String.init))
+        }
+        return Delivery(id: try row.decode("id"), seq: try row.decode("seq"), reference: try row.decode("reference"),
+                        recipientName: try row.decode("recipient_name"), address: try row.decode("address"),
+                        destination: GeoPoint.stored(lat: try row.decode("destination_lat"), lon: try row.decode("destination_lon")),
+                        status: DeliveryStatus(rawValue: try row.decode("status")) ?? .pending,
+                        createdAt: try row.decode("created_at"), updatedAt: try row.decode("updated_at"),
+                        deliveredAt: try row.decode("delivered_at"), proof: proof)
+    }
+}

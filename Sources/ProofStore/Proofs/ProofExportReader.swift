@@ -1,0 +1,72 @@
+import Foundation
+import Postgres
+
+/// Reads the proofs received in a period, oldest first, from one consistent snapshot, in pages, so
+/// an export of any length runs in constant memory and sees exactly the proofs its checkpoint covers.
+public struct ProofExportReader: Sendable {
+    let database: PostgresClient
+    /// Proofs fetched per round trip (each carries its PNG and original body: keep it modest).
+    public var pageSize: Int
+
+    /// Creates a reader over `database`.
+    public init(database: PostgresClient, pageSize: Int = 32) {
+        self.database = database
+        self.pageSize = pageSize
+    }
+
+    /// What an export sees before its first proof: the audit chains' heads in its snapshot and how
+    /// many proofs it will read.
+    public struct Snapshot: Sendable {
+        /// Every audit chain's head as the snapshot sees it: exactly the events (every read proof's
+        /// `proof_recorded` among them) that the export's checkpoint should cover.
+        public var heads: [AuditChainHead]
+        /// Proofs in the period.
+        public var proofCount: Int
+    }
+
+    /// Opens a REPEATABLE READ, READ ONLY transaction, hands `start` the snapshot's heads and count,
+    /// then `each` every proof with `since <= received_at < until`, by `(received_at, id)`.
+    public func read(since: Date?, until: Date?, start: (Snapshot) async throws -> Void,
+                     each: (ExportedProof) async throws -> Void) async throws {
+        try await database.withTransaction(isolation: "REPEATABLE READ, READ ONLY") { session in
+            let heads = try await AuditCheckpointStore.heads(in: session)
+            /// `since <= received_at < until`, as a fresh filter to add to.
+            func period() -> SQLFilter {
+                var filter = SQLFilter()
+                if let since { filter.add("p.received_at >= \(since)") }
+                if let until { filter.add("p.received_at < \(until)") }
+                return filter
+            }
+            let count = try await session.query("SELECT count(*) AS proofs FROM proofs p \(period().whereClause)")
+                .decode(Int.self, row: 0, column: "proofs")
+            try await start(Snapshot(heads: heads, proofCount: count))
+            var after: (AuditTimestamp, UUID)?  // exact microseconds: a Double round trip could skip a row
+            while true {
+                var page = period()
+                if let after {
+                    // The plain `received_at >=` repeats what the row comparison implies, so that PostgreSQL
+                    // prunes the monthly partitions before the cursor (it cannot prune on a row comparison).
+                    page.add("p.received_at >= \(after.0) AND (p.received_at, p.id) > (\(after.0), \(after.1))")
+                }
+                let rows = try await session.query("""
+                    SELECT \(unescaped: ProofRepository.metadataColumns),
+                        d.recipient_name, d.address, d.destination_lat, d.destination_lon, p.body, p.ink, p.png
+                    FROM proofs p JOIN deliveries d ON d.id = p.delivery_id JOIN api_keys k ON k.id = p.uploaded_by
+                    \(page.whereClause) ORDER BY p.received_at, p.id LIMIT \(pageSize)
+                    """).rows
+                if rows.isEmpty { return }
+                for row in rows {
+                    let metadata = try ProofRepository.metadata(row)
+                    let proof = ExportedProof(metadata: metadata, recipientName: try row.decode("recipient_name"),
+                                              address: try row.decode("address"),
+                                              destination: GeoPoint.stored(lat: try row.decode("destination_lat"),
+                                                                           lon: try row.decode("destination_lon")),
+                                              body: try row.decode("body"), ink: try row.decode("ink"), png: try row.decode("png"))
+                    after = (try row.decode(AuditTimestamp.self, "received_at"), metadata.id)
+                    try await each(proof)
+                }
+                if rows.count < pageSize { return }
+            }
+        }
+    }
+}

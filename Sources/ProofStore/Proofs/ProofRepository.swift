@@ -1,0 +1,191 @@
+import Foundation
+import Postgres
+
+/// Stores proofs (immutable once stored) and reads them back.
+public struct ProofRepository: Sendable {
+    let database: PostgresClient
+
+    /// Creates the repository over `database`.
+    public init(database: PostgresClient) {
+        self.database = database
+    }
+
+    /// The delivery's id and whether it already has a proof (for early 404/409 before rendering).
+    public func deliveryState(reference: String) async throws -> (deliveryID: UUID, destination: GeoPoint?, proofID: UUID?)? {
+        let result = try await database.query("""
+            SELECT d.id, d.destination_lat, d.destination_lon, p.id
+            FROM deliveries d LEFT JOIN proofs p ON \(unescaped: DeliveryRepository.proofJoin)
+            WHERE d.reference = \(reference)::text
+            """)
+        guard let row = result.first else { return nil }
+        let (deliveryID, lat, lon, proofID) = try row.decode((UUID, Double?, Double?, UUID?).self)
+        return (deliveryID, GeoPoint.stored(lat: lat, lon: lon), proofID)
+    }
+
+    /// Stores `proof` for the delivery `reference`, marks the delivery delivered and, when given,
+    /// completes the idempotency record with its response — one statement. The delivery row is the
+    /// arbiter (`proofs` is partitioned by month, so no unique index can span it): the statement
+    /// marks the delivery delivered only while it is `pending`, concurrent uploads for one delivery
+    /// queue on that row lock, exactly one updates it, and the others update nothing and get
+    /// ``ProofStoreError/proofAlreadyRecorded(_:)`` — their transaction rolls back, taking their
+    /// inserted proof row with it.
+    ///
+    /// `deliveries.delivered_at` is set to the proof's `received_at`, which is how every look-up by
+    /// reference finds the one partition holding the proof.
+    ///
+    /// The same transaction appends a `proof_recorded` audit event (subject `delivery:<reference>`,
+    /// details `proof_id`, `points_sha256`, `png_sha256`) on behalf of `origin`. The transaction
+    /// costs two round trips: `BEGIN`, this statement and the audit chain's lock in one, the audit
+    /// insert and `COMMIT` in the other.
+    public func record(_ proof: NewProof, reference: String,
+                       idempotency: (apiKeyID: UUID, key: String, response: IdempotentResponse)? = nil,
+                       origin: AuditOrigin = .system) async throws {
+        do {
+            try await database.withTransaction(retryingStalePlans: true) { session in
+                record(proof, reference: reference, idempotency: idempotency, in: session)
+                try await AuditLog.append(.proofRecorded, subject: "delivery:\(reference)",
+                                          details: ["proof_id": proof.id.uuidString.lowercased(),
+                                                    "points_sha256": proof.body.sha256.hexString,
+                                                    "png_sha256": proof.rendering.pngSHA256.hexString],
+                                          origin: origin, in: session)
+            }
+        } catch let error as PostgresError where error.kind == .uniqueViolation && error.constraint?.hasPrefix("proofs") == true {
+            throw ProofStoreError.proofAlreadyRecorded(proof.id)
+        }
+    }
+
+    /// Queues the statement that stores the proof (it goes to the server with the audit append's
+    /// first statement, in one round trip) and checks its counts when the answer arrives.
+    private func record(_ proof: NewProof, reference: String, idempotency: (apiKeyID: UUID, key: String, response: IdempotentResponse)?,
+                        in session: PostgresSession) {
+        let capture = proof.capture, location = capture.location, device = capture.device
+        let body = proof.body, rendering = proof.rendering, assessment = proof.assessment, response = idempotency?.response
+        let statement: PostgresQuery = """
+            WITH delivery AS (
+                SELECT id FROM deliveries WHERE reference = \(reference)::text
+            ), proof AS (
+                INSERT INTO proofs (id, delivery_id, signer_name, captured_at, captured_at_offset_min, captured_at_text,
+                    received_at, location_lat, location_lon, location_accuracy_m, distance_to_destination_m, geofence_radius_m,
+                    flags, device_id, device_model, device_os, device_app, body, body_content_type, body_content_encoding,
+                    body_sha256, ink_format, ink, point_count, stroke_count, png, png_sha256, png_width, png_height,
+                    render_options, algorithm_version, uploaded_by, idempotency_key)
+                SELECT \(proof.id), delivery.id, \(capture.signerName), \(capture.capturedAt.date),
+                    \(capture.capturedAt.offsetMinutes), \(capture.capturedAt.text), \(body.receivedAt),
+                    \(location?.point.lat)::float8, \(location?.point.lon)::float8, \(location?.accuracyMeters)::float8,
+                    \(assessment.distanceToDestinationMeters)::float8, \(assessment.geofenceRadiusMeters),
+                    string_to_array(\(assessment.flags.map { $0.rawValue }.joined(separator: ",")), ','),
+                    \(device.id)::text, \(device.model)::text, \(device.os)::text, \(device.app)::text,
+                    \(PostgresBytes(body.bytes)), \(body.contentType), \(body.contentEncoding)::text, \(PostgresBytes(body.sha256)),
+                    \(rendering.inkFormat), \(PostgresBytes(rendering.ink)), \(rendering.pointCount), \(rendering.strokeCount),
+                    \(PostgresBytes(rendering.png)), \(PostgresBytes(rendering.pngSHA256)), \(rendering.pngWidth),
+                    \(rendering.pngHeight), \(PostgresJSONB(rendering.renderOptionsJSON)), \(rendering.algorithmVersion),
+                    \(proof.uploadedBy), \(proof.idempotencyKey)::text
+                FROM delivery
+                RETURNING delivery_id
+            ), delivered AS (
+                UPDATE deliveries SET status = 'delivered', delivered_at = \(body.receivedAt), updated_at = \(body.receivedAt)
+                FROM proof WHERE deliveries.id = proof.delivery_id AND deliveries.status = 'pending'
+                RETURNING deliveries.id
+            ), completed AS (
+                UPDATE idempotency_records SET state = 'completed', completed_at = now(), response_status = \(response?.status)::int,
+                    response_type = \(response?.contentType)::text, response_location = \(response?.location)::text,
+                    response_body = \(response.map { PostgresBytes($0.body) })::bytea
+                FROM delivered WHERE api_key_id = \(idempotency?.apiKeyID)::uuid AND idempotency_key = \(idempotency?.key)::text
+                RETURNING 1
+            )
+            SELECT (SELECT count(*) FROM delivery), (SELECT count(*) FROM delivered)
+            """
+        session.enqueue(statement) { [id = proof.id] result in
+            guard let row = result.first else { throw PostgresError(.decodingFailed, message: "the proof statement returned no row") }
+            let (deliveries, delivered) = try row.decode((Int, Int).self)
+            guard deliveries == 1 else { throw ProofStoreError.deliveryNotFound }
+            guard delivered == 1 else { throw ProofStoreError.proofAlreadyRecorded(id) }
+        }
+    }
+
+    /// The metadata of the proof of delivery `reference`; `nil` when there is none.
+    public func metadata(reference: String) async throws -> ProofMetadata? {
+        let result = try await database.query("""
+            SELECT \(unescaped: Self.metadataColumns)
+            FROM deliveries d JOIN proofs p ON \(unescaped: DeliveryRepository.proofJoin) JOIN api_keys k ON k.id = p.uploaded_by
+            WHERE d.reference = \(reference)::text
+            """)
+        guard let row = result.first else { return nil }
+        return try Self.metadata(row)
+    }
+
+    /// The columns ``metadata(_:)`` decodes by name (proofs `p`, deliveries `d`, api_keys `k`).
+    static let metadataColumns = """
+        p.id, d.reference, p.signer_name, p.captured_at, p.captured_at_offset_min, p.captured_at_text, p.received_at,
+        p.location_lat, p.location_lon, p.location_accuracy_m, p.distance_to_destination_m, p.geofence_radius_m,
+        array_to_string(p.flags, ',') AS flags, p.device_id, p.device_model, p.device_os, p.device_app,
+        p.body_content_type, p.body_content_encoding, octet_length(p.body) AS body_size, p.body_sha256, p.ink_format,
+        p.point_count, p.stroke_count, p.png_sha256, p.png_width, p.png_height, p.render_options::text AS render_options,
+        p.algorithm_version, k.id AS uploader_id, k.name AS uploader_name, k.role AS uploader_role
+        """
+
+    /// Decodes the ``metadataColumns`` of `row`, by name.
+    static func metadata(_ row: PostgresRow) throws -> ProofMetadata {
+        var location: CaptureLocation?
+        if let point = GeoPoint.stored(lat: try row.decode("location_lat"), lon: try row.decode("location_lon")) {
+            location = CaptureLocation(point: point, accuracyMeters: try row.decode("location_accuracy_m"))
+        }
+        let flags: String = try row.decode("flags")
+        return ProofMetadata(
+            id: try row.decode("id"), deliveryReference: try row.decode("reference"), signerName: try row.decode("signer_name"),
+            capturedAt: try row.decode("captured_at"), capturedAtOffsetMinutes: try row.decode("captured_at_offset_min"),
+            capturedAtText: try row.decode("captured_at_text"), receivedAt: try row.decode("received_at"), location: location,
+            distanceToDestinationMeters: try row.decode("distance_to_destination_m"), geofenceRadiusMeters: try row.decode("geofence_radius_m"),
+            flags: flags.isEmpty ? [] : flags.split(separator: ",").map(String.init),
+            device: DeviceFacts(id: try row.decode("device_id"), model: try row.decode("device_model"), os: try row.decode("device_os"),
+                                app: try row.decode("device_app")),
+            bodyContentType: try row.decode("body_content_type"), bodyContentEncoding: try row.decode("body_content_encoding"),
+            bodySize: try row.decode("body_size"), bodySHA256: try row.decode("body_sha256"), inkFormat: try row.decode("ink_format"),
+            pointCount: try row.decode("point_count"), strokeCount: try row.decode("stroke_count"), pngSHA256: try row.decode("png_sha256"),
+            pngWidth: try row.decode("png_width"), pngHeight: try row.decode("png_height"), renderOptionsJSON: try row.decode("render_options"),
+            algorithmVersion: try row.decode("algorithm_version"),
+            uploadedBy: Actor(keyID: try row.decode("uploader_id"), name: try row.decode("uploader_name"),
+                              role: Role(rawValue: try row.decode("uploader_role")) ?? .courier))
+    }
+
+    /// The key that uploaded the proof of delivery `reference`, if there is a proof.
+    public func uploader(reference: String) async throws -> UUID? {
+        try await database.query("""
+            SELECT p.uploaded_by FROM deliveries d JOIN proofs p ON \(unescaped: DeliveryRepository.proofJoin)
+            WHERE d.reference = \(reference)::text
+            """).first?.decode(UUID.self, "uploaded_by")
+    }
+
+    /// The stored PNG; its bytes are left out when `ifNoneMatch` is its SHA-256.
+    public func png(reference: String, ifNoneMatch: [UInt8]? = nil) async throws -> StoredPNG? {
+        let result = try await database.query("""
+            SELECT p.png_sha256, CASE WHEN p.png_sha256 = \(ifNoneMatch.map(PostgresBytes.init)) THEN NULL ELSE p.png END
+            FROM deliveries d JOIN proofs p ON \(unescaped: DeliveryRepository.proofJoin) WHERE d.reference = \(reference)::text
+            """)
+        guard let row = result.first else { return nil }
+        let (sha256, bytes) = try row.decode(([UInt8], [UInt8]?).self)
+        return StoredPNG(sha256: sha256, bytes: bytes)
+    }
+
+    /// The original request body.
+    public func body(reference: String) async throws -> StoredBody? {
+        let result = try await database.query("""
+            SELECT p.body, p.body_content_type, p.body_content_encoding, p.body_sha256
+            FROM deliveries d JOIN proofs p ON \(unescaped: DeliveryRepository.proofJoin) WHERE d.reference = \(reference)::text
+            """)
+        guard let row = result.first else { return nil }
+        let (bytes, contentType, contentEncoding, sha256) = try row.decode(([UInt8], String, String?, [UInt8]).self)
+        return StoredBody(bytes: bytes, contentType: contentType, contentEncoding: contentEncoding, sha256: sha256)
+    }
+
+    /// The canonical ink and its render options.
+    public func ink(reference: String) async throws -> StoredInk? {
+        let result = try await database.query("""
+            SELECT p.ink, p.render_options::text FROM deliveries d JOIN proofs p ON \(unescaped: DeliveryRepository.proofJoin)
+            WHERE d.reference = \(reference)::text
+            """)
+        guard let row = result.first else { return nil }
+        let (ink, renderOptionsJSON) = try row.decode(([UInt8], String).self)
+        return StoredInk(ink: ink, renderOptionsJSON: renderOptionsJSON)
+    }
+}

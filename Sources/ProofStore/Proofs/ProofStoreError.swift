@@ -1,0 +1,9 @@
+import Foundation
+
+/// Why a proof was not stored.
+public enum ProofStoreError: Error, Sendable, Equatable {
+    /// No delivery has the reference.
+    case deliveryNotFound
+    /// The delivery already has a proof.
+    case proofAlreadyRecorded(UUID)
+}
