@@ -16,9 +16,10 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 out="${FUZZ_BUILD:-.build-fuzz}"
 mkdir -p "$out"
 
-kit=(Sources/SignatureKit/*.swift)
-render_sources=(Sources/SignatureKit/*.swift Sources/Raster/*.swift Sources/PNG/*.swift Sources/PNGShim/PNGShim.c
-                Sources/PNGShim/include/PNGShim.h Sources/SignatureRender/*.swift)
+shopt -s globstar  # the modules keep their sources in folders
+kit=(Sources/SignatureKit/**/*.swift)
+render_sources=(Sources/SignatureKit/**/*.swift Sources/Raster/**/*.swift Sources/PNG/**/*.swift Sources/PNGShim/PNGShim.c
+                Sources/PNGShim/include/PNGShim.h Sources/SignatureRender/**/*.swift)
 swift_flags=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6)
 
 # The renderer's modules, one object and .swiftmodule each under $out/render-modules.
@@ -31,7 +32,7 @@ build_render_modules() {
     local module
     for module in SignatureKit Raster PNG SignatureRender; do
         swiftc "${swift_flags[@]}" -c -wmo -module-name "$module" -emit-module-path "$m/$module.swiftmodule" \
-            -I "$m" -Xcc -fmodule-map-file="$m/PNGShim.modulemap" Sources/"$module"/*.swift -o "$m/$module.o"
+            -I "$m" -Xcc -fmodule-map-file="$m/PNGShim.modulemap" Sources/"$module"/**/*.swift -o "$m/$module.o"
     done
 }
 
