@@ -1,4 +1,4 @@
-import PNG
+import PNGTestSupport
 import SignatureKit
 import SignatureRender
 

@@ -1,5 +1,6 @@
 import Foundation
 import PNG
+import PNGTestSupport
 import Raster
 import SignatureKit
 import SignatureRender
