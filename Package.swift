@@ -114,11 +114,16 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "CryptographyTests", dependencies: ["Cryptography"], swiftSettings: strict),
+        .target(name: "InkTestSupport", dependencies: ["SignatureKit"], path: "Tests/InkTestSupport", swiftSettings: strict),
         .target(name: "PNGTestSupport", dependencies: ["PNG", "PNGShim"], path: "Tests/PNGTestSupport", swiftSettings: strict),
-        .testTarget(name: "SignatureKitTests", dependencies: ["SignatureKit"], swiftSettings: strict),
+        .testTarget(name: "SignatureKitTests", dependencies: ["SignatureKit", "SignatureRender", "InkTestSupport"], swiftSettings: strict),
         .testTarget(name: "RasterTests", dependencies: ["Raster"], swiftSettings: strict),
         .testTarget(name: "PNGTests", dependencies: ["PNG", "PNGTestSupport", "CZlib"], swiftSettings: strict),
-        .testTarget(name: "SignatureRenderTests", dependencies: ["SignatureRender", "SignatureKit", "Raster", "PNG", "PNGTestSupport"], swiftSettings: strict),
+        .testTarget(
+            name: "SignatureRenderTests",
+            dependencies: ["SignatureRender", "SignatureKit", "Raster", "PNG", "PNGTestSupport", "InkTestSupport"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "CLibPQ", "TestSupport"], swiftSettings: strict),
         .target(name: "TestSupport", dependencies: ["Postgres", "ProofStore"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "ProofStoreTests", dependencies: ["ProofStore", "Postgres", "TestSupport", "Cryptography"], swiftSettings: strict),

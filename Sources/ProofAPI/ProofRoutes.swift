@@ -188,7 +188,7 @@ struct ProofRoutes: Sendable {
         } catch let error as InkError {
             throw ProofUploadRequest.inkProblem(error, member: upload.inkFormat)
         } catch let error as RenderError {
-            if case .ink(let inkError) = error { throw ProofUploadRequest.inkProblem(inkError, member: upload.inkFormat) }
+            if case .options(let optionsError) = error { throw ProofUploadRequest.inkProblem(optionsError, member: upload.inkFormat) }
             throw error
         }
         let pngSHA256 = SHA256.hash(image.png)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InkTestSupport
 import SignatureKit
 
 /// One malformed input and the error it must produce.
