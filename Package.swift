@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "PNGShim", dependencies: ["CLibPNG"]),
         .target(name: "PNG", dependencies: ["CLibPNG", "PNGShim"], swiftSettings: strict),
 
-        // MARK: Signature -> pixels/SVG glue
+        // MARK: Signature -> pixels/SVG glue (the only module that imports Raster and PNG)
         .target(name: "SignatureRender", dependencies: ["SignatureKit", "Raster", "PNG"], swiftSettings: strict),
 
         // MARK: PostgreSQL through libpq
@@ -88,7 +88,7 @@ let package = Package(
         .target(
             name: "ProofAPI",
             dependencies: [
-                "ProofStore", "Postgres", "SignatureKit", "SignatureRender", "PNG", "CZlib",
+                "ProofStore", "Postgres", "SignatureKit", "SignatureRender", "CZlib",
                 "Cryptography",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
@@ -130,7 +130,7 @@ let package = Package(
         .testTarget(
             name: "ProofAPITests",
             dependencies: [
-                "ProofAPI", "ProofStore", "Postgres", "TestSupport", "Cryptography", "SignatureKit", "SignatureRender", "PNG", "CZlib",
+                "ProofAPI", "ProofStore", "Postgres", "TestSupport", "Cryptography", "SignatureKit", "SignatureRender", "CZlib",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],

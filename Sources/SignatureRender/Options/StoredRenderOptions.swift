@@ -1,14 +1,12 @@
 import Foundation
-import PNG
 import SignatureKit
-import SignatureRender
 
 /// The render parameters stored with each proof (`proofs.render_options`), written at upload and
 /// read back whenever the proof's ink is rendered again (SVG, resized PNG), so a re-render uses
 /// the options the stored PNG was made with even after the service's defaults change.
-enum StoredRenderOptions {
+public enum StoredRenderOptions {
     /// The JSON stored with a proof rendered with `options`.
-    static func json(_ options: RenderOptions) -> String {
+    public static func json(_ options: RenderOptions) -> String {
         let layout = options.layout
         let color = String(format: "#%02x%02x%02x", options.color.red, options.color.green, options.color.blue)
         return """
@@ -42,7 +40,7 @@ enum StoredRenderOptions {
     /// `base`'s value (the JSON is ours, but a proof may predate a parameter). The exception is
     /// `png_compressor`: proofs stored before it was recorded (2026-11-23) were compressed by zlib,
     /// so without it the PNG is re-encoded with zlib.
-    static func options(_ json: String, base: RenderOptions) -> RenderOptions {
+    public static func options(_ json: String, base: RenderOptions) -> RenderOptions {
         guard let stored = try? JSONDecoder().decode(Members.self, from: Data(json.utf8)) else { return base }
         var options = base
         if let scale = stored.scale, scale > 0, scale <= 64 { options.layout.scale = scale }
