@@ -42,6 +42,17 @@ let package = Package(
         // MARK: Signature -> pixels/SVG glue (the only module that imports Raster and PNG)
         .target(name: "SignatureRender", dependencies: ["SignatureKit", "Raster", "PNG"], swiftSettings: strict),
 
+        // MARK: Benchmarks (not shipped): `swift build -c release --product render-bench`
+        .executableTarget(
+            name: "render-bench",
+            dependencies: [
+                "SignatureKit", "SignatureRender",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/RenderBench",
+            swiftSettings: strict
+        ),
+
         // MARK: PostgreSQL through libpq
         .systemLibrary(
             name: "CLibPQ",

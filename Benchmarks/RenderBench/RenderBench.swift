@@ -1,17 +1,18 @@
 import ArgumentParser
 import Foundation
-import PNG
-import Raster
 import SignatureKit
 import SignatureRender
 
-/// `countersign bench`: times the render pipeline on every SVC2004 signature of the corpus at
-/// the default size (parse, reconstruct + layout, rasterise, PNG-encode, and all together),
-/// measures a render's peak memory, and can dump the pixel-space outlines for the cairo peer
-/// (`Benchmarks/cairo_fill.c`, driven by `Benchmarks/run.sh`). Build with `-c release`.
-struct BenchCommand: ParsableCommand {
+/// `render-bench` (formerly `countersign bench`): times the render pipeline on every SVC2004
+/// signature of the corpus at the default size (parse, reconstruct + layout, rasterise,
+/// PNG-encode, and all together), measures a render's peak memory, and can dump the pixel-space
+/// outlines for the cairo peer (`Benchmarks/cairo_fill.c`, driven by `Benchmarks/run.sh`).
+/// Its own executable so the shipped binary carries no benchmark. Build with `-c release`:
+/// `swift build -c release --product render-bench`.
+@main
+struct RenderBench: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench",
+        commandName: "render-bench",
         abstract: "Benchmark parse/reconstruct/rasterise/PNG on the SVC2004 corpus (not a test)."
     )
 
