@@ -41,8 +41,19 @@ let package = Package(
         .target(name: "PNGShim", dependencies: ["CLibPNG"]),
         .target(name: "PNG", dependencies: ["CLibPNG", "PNGShim"], swiftSettings: strict),
 
-        // MARK: Signature -> pixels/SVG glue
+        // MARK: Signature -> pixels/SVG glue (the only module that imports Raster and PNG)
         .target(name: "SignatureRender", dependencies: ["SignatureKit", "Raster", "PNG"], swiftSettings: strict),
+
+        // MARK: Benchmarks (not shipped): `swift build -c release --product render-bench`
+        .executableTarget(
+            name: "render-bench",
+            dependencies: [
+                "SignatureKit", "SignatureRender",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Benchmarks/RenderBench",
+            swiftSettings: strict
+        ),
 
         // MARK: PostgreSQL through libpq
         .systemLibrary(
@@ -131,10 +142,16 @@ let package = Package(
 
         // MARK: Tests
         .testTarget(name: "CryptographyTests", dependencies: ["Cryptography"], swiftSettings: strict),
-        .testTarget(name: "SignatureKitTests", dependencies: ["SignatureKit"], swiftSettings: strict),
+        .target(name: "InkTestSupport", dependencies: ["SignatureKit"], path: "Tests/InkTestSupport", swiftSettings: strict),
+        .target(name: "PNGTestSupport", dependencies: ["PNG", "PNGShim"], path: "Tests/PNGTestSupport", swiftSettings: strict),
+        .testTarget(name: "SignatureKitTests", dependencies: ["SignatureKit", "SignatureRender", "InkTestSupport"], swiftSettings: strict),
         .testTarget(name: "RasterTests", dependencies: ["Raster"], swiftSettings: strict),
-        .testTarget(name: "PNGTests", dependencies: ["PNG", "CZlib"], swiftSettings: strict),
-        .testTarget(name: "SignatureRenderTests", dependencies: ["SignatureRender", "SignatureKit", "Raster", "PNG"], swiftSettings: strict),
+        .testTarget(name: "PNGTests", dependencies: ["PNG", "PNGTestSupport", "CZlib"], swiftSettings: strict),
+        .testTarget(
+            name: "SignatureRenderTests",
+            dependencies: ["SignatureRender", "SignatureKit", "Raster", "PNG", "PNGTestSupport", "InkTestSupport"],
+            swiftSettings: strict
+        ),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "CLibPQ", "TestSupport"], swiftSettings: strict),
         .target(name: "TestSupport", dependencies: ["Postgres", "ProofStore"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "ProofServiceTests", dependencies: ["ProofService"], swiftSettings: strict),
@@ -143,7 +160,7 @@ let package = Package(
             name: "ProofAPITests",
             dependencies: [
                 "ProofAPI", "ProofService", "ProofStore", "Postgres", "TestSupport", "Cryptography", "SignatureKit", "SignatureRender",
-                "PNG", "CZlib", "Archive",
+                "CZlib", "Archive",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],

@@ -1,5 +1,5 @@
-// The cairo peer for `countersign bench`: fills the very same outlines (dumped in output
-// pixels by `countersign bench --dump-outlines FILE`) into a CAIRO_FORMAT_A8 surface of the
+// The cairo peer for `render-bench`: fills the very same outlines (dumped in output
+// pixels by `render-bench --dump-outlines FILE`) into a CAIRO_FORMAT_A8 surface of the
 // same size, non-zero rule, default antialiasing, and reports median and p99 per signature fill.
 //
 //   cc -O2 -o cairo_fill cairo_fill.c $(pkg-config --cflags --libs cairo)

@@ -3,7 +3,8 @@
 # .build-fuzz/ at the repository root). Each parser target is compiled into one module together
 # with the SignatureKit sources (so internal API is reachable). The renderer target runs the
 # service's whole render path, so it is linked from the modules as the package has them
-# (SignatureKit, Raster, PNG with the C shim over libpng, SignatureRender), each compiled here
+# (SignatureKit, Raster, PNG with the C shim over libpng, SignatureRender, and the tests' PNG
+# decoder for the oracle), each compiled here
 # with the same instrumentation; the shim is compiled by clang with ASan, libpng itself is
 # Debian's (not instrumented).
 #
@@ -16,10 +17,12 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 out="${FUZZ_BUILD:-.build-fuzz}"
 mkdir -p "$out"
 
-kit=(Sources/SignatureKit/*.swift)
-render_sources=(Sources/SignatureKit/*.swift Sources/Raster/*.swift Sources/PNG/*.swift Sources/PNGShim/PNGShim.c
-                Sources/PNGShim/include/PNGShim.h Sources/SignatureRender/*.swift)
-swift_flags=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6)
+shopt -s globstar  # the modules keep their sources in folders
+kit=(Sources/SignatureKit/**/*.swift)
+render_sources=(Sources/SignatureKit/**/*.swift Sources/Raster/**/*.swift Sources/PNG/**/*.swift Sources/PNGShim/PNGShim.c
+                Sources/PNGShim/include/PNGShim.h Sources/SignatureRender/**/*.swift Tests/PNGTestSupport/*.swift)
+# -package-name: PNGTestSupport (the oracle's PNG decoder) uses PNG's package-level shim helpers.
+swift_flags=(-sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -package-name countersign)
 
 # The renderer's modules, one object and .swiftmodule each under $out/render-modules.
 build_render_modules() {
@@ -28,10 +31,12 @@ build_render_modules() {
     printf 'module PNGShim {\n    header "%s"\n    export *\n}\n' "$PWD/Sources/PNGShim/include/PNGShim.h" >"$m/PNGShim.modulemap"
     clang -c -O1 -g -fsanitize=address,fuzzer-no-link $(pkg-config --cflags libpng) -I Sources/PNGShim/include \
         Sources/PNGShim/PNGShim.c -o "$m/PNGShim.o"
-    local module
-    for module in SignatureKit Raster PNG SignatureRender; do
+    local module sources
+    for module in SignatureKit Raster PNG SignatureRender PNGTestSupport; do
+        sources=(Sources/"$module"/**/*.swift)
+        [ "$module" = PNGTestSupport ] && sources=(Tests/PNGTestSupport/*.swift)
         swiftc "${swift_flags[@]}" -c -wmo -module-name "$module" -emit-module-path "$m/$module.swiftmodule" \
-            -I "$m" -Xcc -fmodule-map-file="$m/PNGShim.modulemap" Sources/"$module"/*.swift -o "$m/$module.o"
+            -I "$m" -Xcc -fmodule-map-file="$m/PNGShim.modulemap" "${sources[@]}" -o "$m/$module.o"
     done
 }
 

@@ -1,4 +1,4 @@
-import PNG
+import PNGTestSupport
 import SignatureKit
 import SignatureRender
 
@@ -34,7 +34,7 @@ public func renderFuzz(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     let image: RenderedImage
     do {
         image = try SignatureRenderer.renderPNG(geometry, options: options)
-    } catch .ink(let error) where error.code == .outputTooLarge {
+    } catch .options(let error) where error.code == .outputTooLarge {
         return 0  // over the pixel cap: refused before any pixel work, as the service does
     } catch {
         fatalError("render of \(w)×\(h) pixels failed: \(error)")

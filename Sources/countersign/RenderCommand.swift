@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import PNG
 import SignatureKit
 import SignatureRender
 

@@ -1,5 +1,6 @@
 import Testing
 import PNG
+import PNGTestSupport
 
 /// A test image: a horizontal ramp through every coverage value, plus runs of 0 and 255.
 private func sampleAlpha(width: Int, height: Int) -> [UInt8] {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import SignatureKit
+import SignatureRender  // the pipeline test ends in SVG
 
 @Suite("Real corpus (../shared/corpus)", .enabled(if: Corpus.isAvailable, Corpus.absentMessage))
 struct CorpusTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InkTestSupport
 import SignatureKit
 
 /// A valid native document with `n` points on one stroke (a zigzag across the canvas).

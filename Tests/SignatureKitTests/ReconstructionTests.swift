@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InkTestSupport
 import SignatureKit
 
 private func P(_ x: Double, _ y: Double) -> Point { Point(x: x, y: y) }

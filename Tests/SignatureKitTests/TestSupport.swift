@@ -1,4 +1,5 @@
 import Foundation
+import InkTestSupport
 import Testing
 import SignatureKit
 
@@ -37,34 +38,7 @@ enum Corpus {
 
 /// Runs `body` and returns the `InkError` it threw, or `nil` when it did not throw.
 func inkError<T>(_ body: () throws -> T) -> InkError? {
-    do {
-        _ = try body()
-        return nil
-    } catch let error as InkError {
-        return error
-    } catch {
-        Issue.record("unexpected non-InkError \(error)")
-        return nil
-    }
-}
-
-/// A smooth synthetic signature (no corpus needed): `strokes` strokes of `perStroke` points.
-func syntheticDocument(strokes: Int = 5, perStroke: Int = 60, pressure: Bool = false) -> InkDocument {
-    var out: [Stroke] = []
-    var t = 0.0
-    for s in 0..<strokes {
-        var pts: [InkPoint] = []
-        for i in 0..<perStroke {
-            let a = Double(i) / Double(perStroke) * 2 * Double.pi
-            let x = 40 + Double(s) * 100 + Double(i) * 1.2 + 25 * sin(a * 2 + Double(s))
-            let y = 100 + 50 * sin(a * 3) * cos(Double(s) * 0.7)
-            pts.append(InkPoint(x: x, y: y, t: t, pressure: pressure ? 0.5 + 0.4 * sin(a) : nil))
-            t += 8
-        }
-        t += 150
-        out.append(Stroke(points: pts))
-    }
-    return InkDocument(canvas: CanvasSize(width: 600, height: 200), strokes: out)
+    thrownError(InkError.self, body)
 }
 
 /// Signed area of a polygon through the on-curve points of a closed subpath (shoelace).

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import InkTestSupport
 import SignatureKit
 
 /// One malformed input and the error it must produce.
@@ -149,6 +150,19 @@ struct ValidationTests {
         var small = InkLimits()
         small.maxInputBytes = 100
         #expect(inkError { try InkParser(limits: small).parse(String(repeating: " ", count: 101)) }?.code == .inputTooLarge)
+    }
+
+    @Test("InkML: 80,000 attributes on one element parse, and a repeated one among them is refused (issue 20)")
+    func manyAttributes() throws {
+        let attributes = (0..<80_000).map { " a\($0)=\"1\"" }.joined()
+        let traces = "<trace>0 0, 100 50, 200 0, 300 50, 400 0</trace><trace>10 10,20 20,30 30,40 40,50 50</trace></ink>"
+        let doc = try InkParser().parse("<ink" + attributes + ">" + traces, format: .inkml)
+        #expect(doc.pointCount == 10)
+        let repeated = inkError { try InkParser().parse("<ink" + attributes + " a0=\"2\">" + traces, format: .inkml) }
+        #expect(repeated?.code == .invalidXML)
+        #expect(repeated?.message == "duplicate attribute a0")
+        // Below the set threshold the byte-by-byte comparison still finds a repeat.
+        #expect(inkError { try InkParser().parse(#"<ink b="1" a="1" b="2">"# + traces, format: .inkml) }?.code == .invalidXML)
     }
 
     @Test("limits are configurable: tolerances and blank checks")

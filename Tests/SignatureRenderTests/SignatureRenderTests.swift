@@ -1,5 +1,6 @@
 import Foundation
 import PNG
+import PNGTestSupport
 import Raster
 import SignatureKit
 import SignatureRender
@@ -161,7 +162,7 @@ func psnr(_ a: [UInt8], _ b: [UInt8]) -> Double {
             _ = try SignatureRenderer.renderPNG(Self.simpleInk, options: p)
             Issue.record("3 MP accepted")
         } catch {
-            guard case .ink(let e) = error else { Issue.record("wrong error \(error)"); return }
+            guard case .options(let e) = error else { Issue.record("wrong error \(error)"); return }
             #expect(e.code == .outputTooLarge)
         }
         p.maxPixels = 4_000_000

@@ -86,7 +86,7 @@ public struct ProofIntake: Sendable {
         } catch let error as InkError {
             throw ProofUpload.inkRefusal(error, member: capture.inkFormat)
         } catch let error as RenderError {
-            if case .ink(let inkError) = error { throw ProofUpload.inkRefusal(inkError, member: capture.inkFormat) }
+            if case .options(let optionsError) = error { throw ProofUpload.inkRefusal(optionsError, member: capture.inkFormat) }
             throw error
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
 import ProofStore
 import SignatureKit
+import SignatureRender
 
 /// A parsed and validated `POST /v1/deliveries/{reference}/proof` body.
 ///
@@ -159,5 +160,11 @@ public struct ProofUpload: Sendable {
         }
         return ServiceError(.unprocessable, code: error.code.rawValue, title: "Invalid signature", detail: error.description,
                             errors: [.init(field: field, message: error.message, code: error.code.rawValue)])
+    }
+
+    /// The renderer's refusal of the layout (`output_too_large`, `invalid_layout`) as the same 422, naming the member.
+    static func inkRefusal(_ error: RenderOptionsError, member: String) -> ServiceError {
+        ServiceError(.unprocessable, code: error.code.rawValue, title: "Invalid signature", detail: error.description,
+                     errors: [.init(field: "/" + member, message: error.message, code: error.code.rawValue)])
     }
 }

@@ -52,12 +52,6 @@ public struct InkError: Error, Sendable, Equatable, CustomStringConvertible {
         case tooManyStrokes = "too_many_strokes"
         /// No strokes, too few points, or ink too small against the canvas (a dot, a smudge).
         case blankSignature = "blank_signature"
-        /// A layout would exceed the maximum output size.
-        case outputTooLarge = "output_too_large"
-        /// Layout options are not usable (non-positive or non-finite size/scale/margin).
-        case invalidLayout = "invalid_layout"
-        /// A colour string is not `#RRGGBB`.
-        case invalidColor = "invalid_color"
     }
 
     /// The machine-readable code.

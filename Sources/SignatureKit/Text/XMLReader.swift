@@ -237,6 +237,7 @@ struct XMLReader {
             let name = nameStart..<pos
             if stack.isEmpty && sawRoot { throw error("more than one root element", at: tagStart) }
             var attributes: [Attribute] = []
+            var seenNames: Set<[UInt8]>? = nil  // see isDuplicate(_:among:seen:)
             var selfClosing = false
             while true {
                 let beforeSpace = pos
@@ -263,7 +264,7 @@ struct XMLReader {
                     pos += 1
                 }
                 guard pos < end else { throw error("unterminated attribute value", at: vs - 1) }
-                for a in attributes where bytesEqual(a.name, attrName) {
+                if isDuplicate(attrName, among: attributes, seen: &seenNames) {
                     throw error("duplicate attribute \(string(attrName))", at: an)
                 }
                 attributes.append(Attribute(name: attrName, value: vs..<pos))
@@ -277,6 +278,30 @@ struct XMLReader {
             if selfClosing { pendingEnd = localName(name) }
             return .start(name: localName(name), attributes: attributes, selfClosing: selfClosing)
         }
+    }
+
+    /// Up to this many attributes an element's names are compared byte by byte; beyond it they
+    /// are kept in a set.
+    static let attributeScanLimit = 8
+
+    /// Whether the qualified name `name` repeats one of `attributes`. Comparing each new name
+    /// with every earlier one would make a single element with tens of thousands of attributes
+    /// cost quadratic time (issue 20), so past ``attributeScanLimit`` the names go into `seen`
+    /// (built once, then one insert per attribute). The hash is the standard library's, seeded
+    /// per process, so crafted names cannot force collisions.
+    func isDuplicate(_ name: Range<Int>, among attributes: [Attribute], seen: inout Set<[UInt8]>?) -> Bool {
+        if seen == nil {
+            if attributes.count < XMLReader.attributeScanLimit {
+                for a in attributes where bytesEqual(a.name, name) { return true }
+                return false
+            }
+            seen = Set(attributes.map { bytes($0.name) })
+        }
+        return !seen!.insert(bytes(name)).inserted
+    }
+
+    func bytes(_ r: Range<Int>) -> [UInt8] {
+        Array(UnsafeBufferPointer(start: p + r.lowerBound, count: r.count))
     }
 
     /// The raw value range of the attribute whose local name is `name`, if present.

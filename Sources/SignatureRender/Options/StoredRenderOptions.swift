@@ -1,5 +1,4 @@
 import Foundation
-import PNG
 import SignatureKit
 
 /// The render parameters stored with each proof (`proofs.render_options`), written at upload and

@@ -1,6 +1,8 @@
 import Foundation
+import InkTestSupport
 import Testing
 import SignatureKit
+import SignatureRender
 
 @Suite("Layout, SVG and colours")
 struct LayoutSVGTests {
@@ -48,13 +50,13 @@ struct LayoutSVGTests {
 
     @Test("limits and invalid options give clear errors")
     func errors() {
-        #expect(inkError { try Layout(canvas: canvas, inkBounds: nil, options: LayoutOptions(scale: 10)) }?.code == .outputTooLarge)
-        #expect(inkError { try Layout(canvas: canvas, inkBounds: nil, options: LayoutOptions(width: 5000)) }?.code == .outputTooLarge)
-        #expect(inkError { try Layout(canvas: canvas, inkBounds: nil, options: LayoutOptions(scale: 0)) }?.code == .invalidLayout)
-        #expect(inkError { try Layout(canvas: canvas, inkBounds: nil, options: LayoutOptions(scale: .nan)) }?.code == .invalidLayout)
-        #expect(inkError { try Layout(canvas: canvas, inkBounds: nil, options: LayoutOptions(width: -1)) }?.code == .invalidLayout)
+        #expect(optionsError { try Layout(canvas: canvas, inkBounds: nil, options: LayoutOptions(scale: 10)) }?.code == .outputTooLarge)
+        #expect(optionsError { try Layout(canvas: canvas, inkBounds: nil, options: LayoutOptions(width: 5000)) }?.code == .outputTooLarge)
+        #expect(optionsError { try Layout(canvas: canvas, inkBounds: nil, options: LayoutOptions(scale: 0)) }?.code == .invalidLayout)
+        #expect(optionsError { try Layout(canvas: canvas, inkBounds: nil, options: LayoutOptions(scale: .nan)) }?.code == .invalidLayout)
+        #expect(optionsError { try Layout(canvas: canvas, inkBounds: nil, options: LayoutOptions(width: -1)) }?.code == .invalidLayout)
         let tiny = Rect(minX: 10, minY: 10, maxX: 10.001, maxY: 10.001)
-        #expect(inkError { try Layout(canvas: canvas, inkBounds: tiny, options: LayoutOptions(scale: 1e9, trim: true)) }?.code == .outputTooLarge)
+        #expect(optionsError { try Layout(canvas: canvas, inkBounds: tiny, options: LayoutOptions(scale: 1e9, trim: true)) }?.code == .outputTooLarge)
     }
 
     @Test("SVG: viewBox in output pixels, colour, fill rule, background; byte-identical twice")
@@ -92,8 +94,13 @@ struct LayoutSVGTests {
         #expect(RGBColor(hex: "00ff7f")?.hex == "#00FF7F")
         for bad in ["", "#", "#FFF", "#GG0000", "#FF00000", "red", "#ff 000"] {
             #expect(RGBColor(hex: bad) == nil, "\(bad)")
-            #expect(inkError { try RGBColor.parse(bad) }?.code == .invalidColor)
+            #expect(optionsError { try RGBColor.parse(bad) }?.code == .invalidColor)
         }
         #expect(RGBColor.black.description == "#000000")
     }
+}
+
+/// Runs `body` and returns the `RenderOptionsError` it threw, or `nil` when it did not throw.
+func optionsError<T>(_ body: () throws -> T) -> RenderOptionsError? {
+    thrownError(RenderOptionsError.self, body)
 }

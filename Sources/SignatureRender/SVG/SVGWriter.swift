@@ -1,3 +1,5 @@
+import SignatureKit
+
 /// Writes a signature outline as a standalone SVG document.
 ///
 /// The output is deterministic: fixed decimals (``Options/decimals``), no locale, no
@@ -59,7 +61,7 @@ public enum SVGWriter {
     /// Reconstructs, lays out and writes `document` in one call.
     public static func render(_ document: InkDocument, layout: LayoutOptions = LayoutOptions(),
                               reconstruction: ReconstructionOptions = ReconstructionOptions(),
-                              options: Options = Options()) throws(InkError) -> [UInt8] {
+                              options: Options = Options()) throws(RenderOptionsError) -> [UInt8] {
         let g = try RenderGeometry(document: document, layout: layout, reconstruction: reconstruction)
         return svg(g, options: options)
     }

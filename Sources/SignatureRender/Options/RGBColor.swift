@@ -21,21 +21,18 @@ public struct RGBColor: Sendable, Equatable, Hashable, CustomStringConvertible {
 
     /// Parses `#RRGGBB` (the `#` is optional, hex digits in either case); `nil` otherwise.
     public init?(hex: String) {
-        var bytes = Array(hex.utf8)
-        if bytes.first == UInt8(ascii: "#") { bytes.removeFirst() }
-        guard bytes.count == 6 else { return nil }
-        var v: UInt32 = 0
-        for b in bytes {
-            guard let d = JSONScanner.hexValue(b) else { return nil }
-            v = v << 4 | d
-        }
+        var digits = hex.utf8[...]
+        if digits.first == UInt8(ascii: "#") { digits = digits.dropFirst() }
+        // Six ASCII hex digits exactly: `UInt32(_:radix:)` alone would also take a sign.
+        guard digits.count == 6, digits.allSatisfy({ Character(Unicode.Scalar($0)).isHexDigit }),
+              let v = UInt32(String(decoding: digits, as: UTF8.self), radix: 16) else { return nil }
         self.init(red: UInt8(v >> 16), green: UInt8((v >> 8) & 0xFF), blue: UInt8(v & 0xFF))
     }
 
     /// Parses `#RRGGBB`, throwing `invalid_color` with a clear message otherwise.
-    public static func parse(_ text: String) throws(InkError) -> RGBColor {
+    public static func parse(_ text: String) throws(RenderOptionsError) -> RGBColor {
         guard let c = RGBColor(hex: text) else {
-            throw InkError(.invalidColor, "colour \"\(text.prefix(32))\" is not #RRGGBB")
+            throw RenderOptionsError(.invalidColor, "colour \"\(text.prefix(32))\" is not #RRGGBB")
         }
         return c
     }

@@ -1,3 +1,5 @@
+import SignatureKit
+
 /// Everything a renderer needs for one signature: the layout and the outline already in
 /// output pixels. PNG and SVG output both start from this, so they always agree.
 public struct RenderGeometry: Sendable {
@@ -9,7 +11,7 @@ public struct RenderGeometry: Sendable {
     /// Reconstructs `document` and lays it out.
     /// - Throws: `invalid_layout` or `output_too_large` (see ``Layout/init(canvas:inkBounds:options:)``).
     public init(document: InkDocument, layout options: LayoutOptions = LayoutOptions(),
-                reconstruction: ReconstructionOptions = ReconstructionOptions()) throws(InkError) {
+                reconstruction: ReconstructionOptions = ReconstructionOptions()) throws(RenderOptionsError) {
         let canvasOutline = SignatureReconstructor.outline(for: document, options: reconstruction)
         let layout = try Layout(canvas: document.canvas,
                                 inkBounds: canvasOutline.isEmpty ? nil : canvasOutline.bounds, options: options)

@@ -1,7 +1,9 @@
-/// Deterministic, locale-free number formatting shared by the serializer and the SVG writer.
-enum Formatting {
+/// Deterministic, locale-free number formatting shared by the serializer and the SVG writer
+/// (in SignatureRender, hence public; inlinable so the writer's per-coordinate calls stay as
+/// cheap as inside this module).
+public enum Formatting {
     /// Largest magnitude formatted with fixed decimals; beyond it values are clamped.
-    static let maxMagnitude = 1e12
+    @usableFromInline static let maxMagnitude = 1e12
 
     /// `v` rounded to `decimals` places (half away from zero), trailing zeros and a trailing
     /// point removed, `-0` printed as `0`. Non-finite values print as `0`.
@@ -11,14 +13,14 @@ enum Formatting {
         return String(decoding: out, as: UTF8.self)
     }
 
-    static let scales: [Double] = [1, 10, 100, 1000, 10000, 100000, 1000000]
+    @usableFromInline static let scales: [Double] = [1, 10, 100, 1000, 10000, 100000, 1000000]
 
     /// Most bytes ``write(_:decimals:to:)`` produces: sign, 13 integer digits, point, 6 decimals.
     static let maxLength = 21
 
     /// Appends the fixed representation of `v` to `out` (see ``fixed(_:decimals:)``).
-    @inline(__always)
-    static func append(_ v: Double, decimals: Int, to out: inout [UInt8]) {
+    @inlinable @inline(__always)
+    public static func append(_ v: Double, decimals: Int, to out: inout [UInt8]) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buf in
             let n = write(v, decimals: decimals, to: buf.baseAddress!)
             out.append(contentsOf: UnsafeBufferPointer(start: buf.baseAddress!, count: n))
@@ -27,7 +29,7 @@ enum Formatting {
 
     /// Writes the fixed representation of `v` at `p` (at most ``maxLength`` bytes) and returns
     /// the number of bytes written.
-    @inline(__always)
+    @inlinable @inline(__always)
     static func write(_ v: Double, decimals: Int, to p: UnsafeMutablePointer<UInt8>) -> Int {
         let d = Swift.min(Swift.max(decimals, 0), 6)
         var x = v.isFinite ? v : 0

@@ -1,17 +1,18 @@
 import ArgumentParser
 import Foundation
-import PNG
-import Raster
 import SignatureKit
 import SignatureRender
 
-/// `countersign bench`: times the render pipeline on every SVC2004 signature of the corpus at
-/// the default size (parse, reconstruct + layout, rasterise, PNG-encode, and all together),
-/// measures a render's peak memory, and can dump the pixel-space outlines for the cairo peer
-/// (`Benchmarks/cairo_fill.c`, driven by `Benchmarks/run.sh`). Build with `-c release`.
-struct BenchCommand: ParsableCommand {
+/// `render-bench` (formerly `countersign bench`): times the render pipeline on every SVC2004
+/// signature of the corpus at the default size (parse, reconstruct + layout, rasterise,
+/// PNG-encode, and all together), measures a render's peak memory, and can dump the pixel-space
+/// outlines for the cairo peer (`Benchmarks/cairo_fill.c`, driven by `Benchmarks/run.sh`).
+/// Its own executable so the shipped binary carries no benchmark. Build with `-c release`:
+/// `swift build -c release --product render-bench`.
+@main
+struct RenderBench: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "bench",
+        commandName: "render-bench",
         abstract: "Benchmark parse/reconstruct/rasterise/PNG on the SVC2004 corpus (not a test)."
     )
 
@@ -53,7 +54,7 @@ struct BenchCommand: ParsableCommand {
         let loadAtStart = Self.loadAverage()
         let files = svcFiles().enumerated().filter { $0.offset % max(1, every) == 0 }.map(\.element)
         guard !files.isEmpty else {
-            FileHandle.standardError.write(Data("countersign bench: no SVC2004 files under \(corpus)\n".utf8))
+            FileHandle.standardError.write(Data("render-bench: no SVC2004 files under \(corpus)\n".utf8))
             throw ExitCode(2)
         }
         let inputs = try files.map { [UInt8](try Data(contentsOf: URL(fileURLWithPath: $0))) }
@@ -142,7 +143,7 @@ struct BenchCommand: ParsableCommand {
         }
 
         print("load average (1/5/15 min): \(loadAtStart) at the start, \(Self.loadAverage()) at the end")
-        print("countersign bench: \(inputs.count) SVC2004 signatures × \(iterations) iterations, canvas × \(scale == 2 ? "2, the default" : String(scale))")
+        print("render-bench: \(inputs.count) SVC2004 signatures × \(iterations) iterations, canvas × \(scale == 2 ? "2, the default" : String(scale))")
         print("points per signature: median \(Self.median(points.map(Double.init))), max \(points.max()!)")
         print("pixels per image: median \(Int(Self.median(pixels.map(Double.init)))), max \(pixels.max()!)")
         print("PNG size: median \(Int(Self.median(pngBytes.map(Double.init)))) bytes")

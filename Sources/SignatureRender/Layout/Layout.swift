@@ -1,3 +1,5 @@
+import SignatureKit
+
 /// The output raster size and the canvas-to-pixel transform, computed from ``LayoutOptions``.
 public struct Layout: Sendable, Equatable {
     /// Output width in pixels (at least 1).
@@ -20,17 +22,17 @@ public struct Layout: Sendable, Equatable {
     ///   ``LayoutOptions/trim``; `nil` or empty falls back to the canvas).
     /// - Throws: `invalid_layout` for a non-positive/non-finite scale, size or margin, or a canvas
     ///   without area; `output_too_large` when the result exceeds the maximum pixel size.
-    public init(canvas: CanvasSize, inkBounds: Rect?, options o: LayoutOptions) throws(InkError) {
+    public init(canvas: CanvasSize, inkBounds: Rect?, options o: LayoutOptions) throws(RenderOptionsError) {
         guard o.scale.isFinite, o.scale > 0 else {
-            throw InkError(.invalidLayout, "scale must be a positive number, got \(o.scale)")
+            throw RenderOptionsError(.invalidLayout, "scale must be a positive number, got \(o.scale)")
         }
         guard o.margin.isFinite, o.margin >= 0 else {
-            throw InkError(.invalidLayout, "margin must be zero or positive, got \(o.margin)")
+            throw RenderOptionsError(.invalidLayout, "margin must be zero or positive, got \(o.margin)")
         }
-        if let w = o.width, w <= 0 { throw InkError(.invalidLayout, "width must be positive, got \(w)") }
-        if let h = o.height, h <= 0 { throw InkError(.invalidLayout, "height must be positive, got \(h)") }
+        if let w = o.width, w <= 0 { throw RenderOptionsError(.invalidLayout, "width must be positive, got \(w)") }
+        if let h = o.height, h <= 0 { throw RenderOptionsError(.invalidLayout, "height must be positive, got \(h)") }
         guard canvas.width.isFinite, canvas.height.isFinite, canvas.width > 0, canvas.height > 0 else {
-            throw InkError(.invalidLayout, "canvas must have a positive finite size")
+            throw RenderOptionsError(.invalidLayout, "canvas must have a positive finite size")
         }
         var source = Rect(minX: 0, minY: 0, maxX: canvas.width, maxY: canvas.height)
         var margin = 0.0
@@ -49,19 +51,19 @@ public struct Layout: Sendable, Equatable {
             ph = (sh * s + 2 * margin - 1e-9).rounded(.up)
         case (let w?, nil):
             let avail = Double(w) - 2 * margin
-            guard avail > 0 else { throw InkError(.invalidLayout, "width \(w) leaves no room inside the margin") }
+            guard avail > 0 else { throw RenderOptionsError(.invalidLayout, "width \(w) leaves no room inside the margin") }
             s = avail / sw
             pw = Double(w)
             ph = (sh * s + 2 * margin - 1e-9).rounded(.up)
         case (nil, let h?):
             let avail = Double(h) - 2 * margin
-            guard avail > 0 else { throw InkError(.invalidLayout, "height \(h) leaves no room inside the margin") }
+            guard avail > 0 else { throw RenderOptionsError(.invalidLayout, "height \(h) leaves no room inside the margin") }
             s = avail / sh
             pw = (sw * s + 2 * margin - 1e-9).rounded(.up)
             ph = Double(h)
         case (let w?, let h?):
             let aw = Double(w) - 2 * margin, ah = Double(h) - 2 * margin
-            guard aw > 0, ah > 0 else { throw InkError(.invalidLayout, "\(w)×\(h) leaves no room inside the margin") }
+            guard aw > 0, ah > 0 else { throw RenderOptionsError(.invalidLayout, "\(w)×\(h) leaves no room inside the margin") }
             s = Swift.min(aw / sw, ah / sh)
             pw = Double(w)
             ph = Double(h)
@@ -69,7 +71,7 @@ public struct Layout: Sendable, Equatable {
         pw = Swift.max(pw, 1)
         ph = Swift.max(ph, 1)
         guard pw.isFinite, ph.isFinite, pw <= Double(o.maxPixelWidth), ph <= Double(o.maxPixelHeight) else {
-            throw InkError(.outputTooLarge,
+            throw RenderOptionsError(.outputTooLarge,
                            "output of \(pw.isFinite ? String(Int(pw)) : "∞")×\(ph.isFinite ? String(Int(ph)) : "∞") pixels exceeds the maximum \(o.maxPixelWidth)×\(o.maxPixelHeight)")
         }
         pixelWidth = Int(pw)
