@@ -110,7 +110,7 @@ struct HuffmanCode {
     }
 
     /// The low `bits` bits of `value` (the rest zero) in reverse order: the bits swapped in pairs,
-    /// nibbles and bytes, then shifted down (a bit-by-bit loop took 0.6 % of the machine under load).
+    /// nibbles and bytes, then shifted down (a bit-by-bit loop showed in profiles under upload load).
     private static func reversed(_ value: UInt16, bits: Int) -> UInt16 {
         var v = value
         v = (v & 0x5555) << 1 | (v >> 1) & 0x5555

@@ -5,14 +5,14 @@
 /// Signature images are mostly long runs of one value (no ink, or full ink), and this is all
 /// zlib finds in them with `Z_RLE` too; but zlib still keeps a 32 KiB window, slides it and its
 /// hash tables every 32 KiB and checksums byte by byte, which is most of its time on these
-/// images (`BENCHMARKS.md`, "Where the PNG time goes"). Here a run is found 32 bytes at a
+/// images (docs/decisions/0002-run-length-deflate.md). Here a run is found 32 bytes at a
 /// time and checksummed in closed form, so the cost follows the ink, not the pixel count.
 ///
 /// Deterministic: the output depends only on the input bytes and `blockTokens` (integer
 /// arithmetic only, no tables chosen by CPU).
 final class RunLengthDeflater {
-    /// Symbols per block before a new Huffman code is chosen: 32K measured 10-15 % faster than 16K
-    /// (fewer codes to build) with the same sizes; 4K and 8K slower, 64K no faster (BENCHMARKS.md).
+    /// Symbols per block before a new Huffman code is chosen: fewer codes to build than smaller
+    /// blocks, the same sizes; the sizes measured are in docs/decisions/0002-run-length-deflate.md.
     static let defaultBlockTokens = 32_768
 
     private let blockTokens: Int

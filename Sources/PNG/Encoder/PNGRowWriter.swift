@@ -150,7 +150,7 @@ public final class PNGRowWriter {
 
     /// Filter byte 0 (none), then the row's samples, into `deflater` (passed in once per batch of
     /// rows: reading the optional property for each call retained and released it every time,
-    /// about 1 % of the machine's CPU under upload load).
+    /// which showed in profiles under upload load).
     private func compress(_ row: UnsafePointer<UInt8>, into deflater: RunLengthDeflater) {
         deflater.append(0)
         switch conversion {

@@ -8,7 +8,7 @@ public struct PNGOptions: Sendable, Equatable {
     public var compressionLevel: Int = 6
     public var strategy: PNGCompressionStrategy = .rle
     /// zlib memLevel 1...9. 6 (not zlib's 8): with Z_RLE the hash table is never used but
-    /// is still slid every 32 KiB; a smaller one cuts ~20% of deflate's instructions (measured).
+    /// is still slid every 32 KiB, and a smaller one slides less (docs/decisions/0002-run-length-deflate.md).
     public var memoryLevel: Int = 6
     /// zlib windowBits 8...15.
     public var windowBits: Int = 15

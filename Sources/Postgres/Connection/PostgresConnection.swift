@@ -96,7 +96,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// A statement with parameters is prepared on this connection the first time it runs with
     /// those parameter types (PQprepare) and executed by name afterwards (PQexecPrepared), so the
     /// server parses and analyses it once per connection and may reuse its plan: on the upload
-    /// path, parsing and planning were a large share of PostgreSQL's CPU per request (BENCHMARKS.md).
+    /// path, parsing and planning were a large share of PostgreSQL's CPU per request (docs/decisions/0011-prepared-statements.md).
     /// A ``PostgresQuery`` keeps this cache effective: its text does not depend on its values.
     /// Statements without parameters (transaction control, scripts) always run unprepared.
     ///

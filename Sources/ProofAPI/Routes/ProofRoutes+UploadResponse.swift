@@ -14,8 +14,8 @@ extension ProofRoutes {
 
         /// The JSON body, written directly with its keys in sorted order: the bytes
         /// `JSONResponse.encode` gives for the same members (a test compares the two), at a small
-        /// part of the cost (Foundation's encoder took about 90 µs per upload, 1.4 % of the machine
-        /// under upload load). No value needs escaping: a reference is letters, digits and `._:-`,
+        /// part of the cost of Foundation's encoder, which showed in profiles of the upload path.
+        /// No value needs escaping: a reference is letters, digits and `._:-`,
         /// flags are fixed identifiers, the rest are hex, a UUID, a timestamp and a number.
         var json: [UInt8] {
             let links = ProofLinks(reference: reference)

@@ -11,7 +11,7 @@ public struct RenderOptions: Sendable, Equatable {
     public var color: RGBColor
     /// Background (default transparent).
     public var background: RenderBackground
-    /// PNG encoder settings (defaults chosen by measurement, see `BENCHMARKS.md`).
+    /// PNG encoder settings (defaults chosen by measurement: docs/decisions/0001-png-pixel-format.md, 0002-run-length-deflate.md).
     public var png: PNGOptions
     /// Largest number of output pixels (width × height) a PNG render may have, on top of the
     /// per-side limits in ``LayoutOptions``. A PNG render works in bands (about 80 bytes per
