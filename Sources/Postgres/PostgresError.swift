@@ -37,6 +37,8 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         case queryFailed
         /// A value could not be decoded into the requested Swift type.
         case decodingFailed
+        /// A value cannot be bound as given (a text value with a NUL byte); nothing was sent.
+        case invalidParameter
         /// No connection became free within the acquire timeout.
         case poolTimeout
         /// The pool is shut down.

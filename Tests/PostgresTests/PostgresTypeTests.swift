@@ -69,4 +69,25 @@ struct PostgresTypeTests {
             try await client.query("DROP TABLE \(unescaped: table)")
         }
     }
+
+    @Test("a text value with a NUL byte is refused at binding, so nothing is stored cut short")
+    func nulInTextIsRefused() async throws {
+        try await TestDatabase.withClient() { client in
+            let table = "t_nul_\(UInt32.random(in: 0...UInt32.max))"
+            try await client.query("CREATE TABLE \(unescaped: table) (label text)")
+            let forged = "Ada\u{0}Lovelace-Forged"
+            await #expect {
+                try await client.query("INSERT INTO \(unescaped: table) (label) VALUES (\(forged))")
+            } throws: { error in
+                (error as? PostgresError)?.kind == .invalidParameter && "\(error)".contains("$1")
+            }
+            let count = try await client.query("SELECT count(*) AS n FROM \(unescaped: table)").rows[0]
+            #expect(try count.decode(Int.self, "n") == 0)
+            // Other values, and bytea with zero bytes, still bind.
+            try await client.query("INSERT INTO \(unescaped: table) (label) VALUES (\("Ada Lovelace"))")
+            let bytes = try await client.query("SELECT \(PostgresBytes([0, 1, 0]))::bytea AS b").rows[0]
+            #expect(try bytes.decode([UInt8].self, "b") == [0, 1, 0])
+            try await client.query("DROP TABLE \(unescaped: table)")
+        }
+    }
 }

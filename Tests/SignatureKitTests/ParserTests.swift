@@ -221,7 +221,7 @@ struct MemberLocatorTests {
         #expect(inkError { try JSONMemberLocator.range(ofMember: "ink", in: Array("[]".utf8)) }?.code == .invalidJSON)
     }
 
-    @Test("finds several members in one pass, each range in the order asked, and a duplicate of any of them")
+    @Test("finds several members in one pass, each range in the order asked, and refuses a duplicate of any member")
     func locateSeveral() throws {
         let body = Array(#"{"pad":[[1,2]],"ref":"A","ink":{"strokes":[]},"n":3}"#.utf8)
         let ranges = try JSONMemberLocator.ranges(ofMembers: ["ink", "missing", "pad"], in: body)
@@ -231,6 +231,18 @@ struct MemberLocatorTests {
         #expect(ranges[2].map { String(decoding: body[$0], as: UTF8.self) } == "[[1,2]]")
         let twice = Array(#"{"ink":1,"pad":2,"pad":3}"#.utf8)
         #expect(inkError { try JSONMemberLocator.ranges(ofMembers: ["ink", "pad"], in: twice) }?.code == .duplicateField)
-        #expect(try JSONMemberLocator.ranges(ofMembers: ["ink"], in: twice)[0] != nil)
+        // Any member twice is refused, not only the ones asked for: the body would mean two things.
+        #expect(inkError { try JSONMemberLocator.ranges(ofMembers: ["ink"], in: twice) }?.pointer == "/pad")
+    }
+
+    @Test("a member name twice at any depth is refused with its JSON pointer; the same name in two objects is fine")
+    func duplicatesAtAnyDepth() throws {
+        func pointer(_ json: String) -> String? {
+            inkError { try JSONMemberLocator.requireUniqueMembers(in: Array(json.utf8)) }?.pointer
+        }
+        #expect(pointer(#"{"a":{"b":[{"c":1},{"c":1,"c":2}]}}"#) == "/a/b/1/c")
+        #expect(pointer(#"{"x/y":{"~":1,"~":2}}"#) == "/x~1y/~0", "escaped names are compared decoded; the pointer escapes ~ and /")
+        #expect(pointer(#"{"a":{"c":1},"b":{"c":1},"l":[{"c":1},{"c":2}]}"#) == nil)
+        #expect(inkError { try JSONMemberLocator.requireUniqueMembers(in: Array(#"{"a":1,"a":1}"#.utf8)) }?.code == .duplicateField)
     }
 }

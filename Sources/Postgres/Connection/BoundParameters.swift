@@ -2,6 +2,9 @@ import CLibPQ
 
 /// Parameters in the form libpq takes them: types, lengths and formats, and the values in one
 /// contiguous buffer (text values NUL-terminated).
+///
+/// libpq reads a text value up to its first NUL, so a text value holding one would be stored
+/// cut short without a word: binding refuses it instead (``PostgresError/Kind/invalidParameter``).
 struct BoundParameters {
     var types: [Oid]
     var lengths: [Int32]
@@ -9,7 +12,7 @@ struct BoundParameters {
     private var storage: [UInt8] = []
     private var offsets: [Int?]
 
-    init(_ parameters: [any PostgresBindable]) {
+    init(_ parameters: [any PostgresBindable]) throws(PostgresError) {
         let count = parameters.count
         types = [Oid](repeating: 0, count: count)
         lengths = [Int32](repeating: 0, count: count)
@@ -20,6 +23,9 @@ struct BoundParameters {
             case .null:
                 break
             case .text(let text, let oid):
+                if text.utf8.contains(0) {
+                    throw PostgresError(.invalidParameter, message: "parameter $\(index + 1) contains a NUL byte, which a text value cannot carry")
+                }
                 offsets[index] = storage.count
                 storage.append(contentsOf: text.utf8)
                 storage.append(0)

@@ -106,7 +106,7 @@ public final class PostgresConnection: @unchecked Sendable {
     /// ``PostgresError/Kind/stalePreparedStatement`` (see ``PostgresClient/withTransaction(isolation:retryingStalePlans:_:)``).
     @discardableResult
     public func query(_ sql: String, _ parameters: [any PostgresBindable] = []) throws(PostgresError) -> PostgresResult {
-        try query(sql, BoundParameters(parameters), retryingStalePlan: true)
+        try query(sql, try BoundParameters(parameters), retryingStalePlan: true)
     }
 
     private func query(_ sql: String, _ bound: BoundParameters, retryingStalePlan: Bool) throws(PostgresError) -> PostgresResult {
@@ -147,7 +147,8 @@ public final class PostgresConnection: @unchecked Sendable {
     /// we are still writing.
     public func pipeline(_ statements: [PostgresStatement]) throws(PostgresError) -> [PostgresResult] {
         if statements.count == 1 { return [try query(statements[0].sql, statements[0].parameters)] }
-        let bound = statements.map { BoundParameters($0.parameters) }
+        var bound: [BoundParameters] = []
+        for statement in statements { bound.append(try BoundParameters(statement.parameters)) }
         var names: [String?] = []
         for (statement, parameters) in zip(statements, bound) {
             names.append(parameters.count > 0 ? try preparedName(statement.sql, types: parameters.types) : nil)

@@ -41,6 +41,10 @@ public struct ProblemMiddleware: RouterMiddleware {
             default: code = "http_\(httpError.status.code)"
             }
             return Problem(httpError.status, code: code, detail: httpError.body, headers: httpError.headers)
+        case let database as PostgresError where database.kind == .invalidParameter:
+            // Validation should have refused the value first; this is the net under every field.
+            logger.notice("refused a value at binding", metadata: ["error": "\(database)"])
+            return Problem.badRequest("A text value contains a NUL byte.", code: "invalid_text")
         case let database as PostgresError where database.isTransient:
             logger.warning("database unavailable", metadata: ["error": "\(database)"])
             return .databaseUnavailable()

@@ -37,8 +37,8 @@ struct AuditRoutes: Sendable {
             }
         }
         if let raw = query.value("subject") {
-            if (1...200).contains(raw.utf8.count) { search.subject = raw } else {
-                query.errors.append(.init(field: "subject", message: "1 to 200 characters", code: "invalid_subject"))
+            if (1...200).contains(raw.utf8.count), raw.unicodeScalars.allSatisfy(TextRules.isAllowed) { search.subject = raw } else {
+                query.errors.append(.init(field: "subject", message: "1 to 200 bytes, no control characters", code: "invalid_subject"))
             }
         }
         query.readPage()

@@ -49,14 +49,14 @@ public struct DeliveryRegistration: Sendable {
         let name = input.recipient?.name?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         if input.recipient?.name == nil {
             errors.append(.init(field: "/recipient/name", message: "required", code: "missing_field"))
-        } else if !(1...200).contains(name.count) {
-            errors.append(.init(field: "/recipient/name", message: "1 to 200 characters", code: "invalid_length"))
+        } else {
+            errors += TextRules.check(name, sent: input.recipient?.name, at: "/recipient/name", lengths: 1...200)
         }
         let address = input.address?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         if input.address == nil {
             errors.append(.init(field: "/address", message: "required", code: "missing_field"))
-        } else if !(1...500).contains(address.count) {
-            errors.append(.init(field: "/address", message: "1 to 500 characters", code: "invalid_length"))
+        } else {
+            errors += TextRules.check(address, sent: input.address, at: "/address", lengths: 1...500)
         }
         var destination: GeoPoint?
         if let given = input.destination {

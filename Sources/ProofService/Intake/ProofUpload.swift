@@ -59,9 +59,7 @@ public struct ProofUpload: Sendable {
                                                       maxDepth: parser.limits.maxNestingDepth)
             (inkRange, padRange) = (ranges[0], ranges[1])
         } catch {
-            if error.code == .duplicateField {
-                throw .validation(error.message, errors: [.init(field: "/", message: error.message, code: error.code.rawValue)])
-            }
+            if error.code == .duplicateField { throw JSONEnvelopeDecoder.duplicateMember(error) }
             throw ServiceError(.badRequest, code: error.code.rawValue, detail: "The body is not a JSON object: \(error.message)")
         }
         // The envelope without the ink: each ink value becomes `0` (the later one first, so the
@@ -76,8 +74,8 @@ public struct ProofUpload: Sendable {
         let name = envelope.signer?.name?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
         if envelope.signer?.name == nil {
             errors.append(.init(field: "/signer/name", message: "required", code: "missing_field"))
-        } else if !(1...200).contains(name.count) {
-            errors.append(.init(field: "/signer/name", message: "1 to 200 characters", code: "invalid_length"))
+        } else {
+            errors += TextRules.check(name, sent: envelope.signer?.name, at: "/signer/name", lengths: 1...200)
         }
         var capturedAt: RFC3339Timestamp?
         if let text = envelope.capturedAt {
@@ -107,9 +105,7 @@ public struct ProofUpload: Sendable {
         var device = DeviceFacts()
         if let given = envelope.device {
             for (field, value) in [("id", given.id), ("model", given.model), ("os", given.os), ("app", given.app)] {
-                if let value, value.count > 200 {
-                    errors.append(.init(field: "/device/\(field)", message: "at most 200 characters", code: "invalid_length"))
-                }
+                if let value { errors += TextRules.check(value, at: "/device/\(field)", lengths: 0...200) }
             }
             device = DeviceFacts(id: given.id, model: given.model, os: given.os, app: given.app)
         }

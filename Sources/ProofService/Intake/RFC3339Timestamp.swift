@@ -54,9 +54,11 @@ public struct RFC3339Timestamp: Sendable, Equatable {
         case 0x5A, 0x7A:
             i += 1
         case 0x2B, 0x2D:
-            guard let oh = digits(i + 1, 2), i + 3 < b.count, b[i + 3] == 0x3A, let om = digits(i + 4, 2), oh <= 18, om < 60 else {
+            guard let oh = digits(i + 1, 2), i + 3 < b.count, b[i + 3] == 0x3A, let om = digits(i + 4, 2), om < 60 else {
                 throw .malformed
             }
+            // RFC 3339 allows any offset the pattern can write; real zones lie within ±18:00.
+            guard oh * 60 + om <= 18 * 60 else { throw .outOfRange }
             offset = (oh * 60 + om) * (b[i] == 0x2D ? -1 : 1)
             i += 6
         default:

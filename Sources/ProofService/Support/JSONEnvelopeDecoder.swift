@@ -1,10 +1,22 @@
 import Foundation
+import SignatureKit
 
 /// Decodes a small JSON document (a delivery, an upload's envelope without its points), turning
 /// decoding failures into 400/422 refusals that name the field.
+///
+/// A member name twice in one object is refused (422 `duplicate_member`) before decoding: JSON
+/// parsers disagree on which of the two wins, and the stored original must mean to every reader
+/// what it meant to us.
 public enum JSONEnvelopeDecoder {
     /// `bytes` as `T`.
     public static func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws(ServiceError) -> T {
+        do {
+            try JSONMemberLocator.requireUniqueMembers(in: bytes)
+        } catch where error.code == .duplicateField {
+            throw duplicateMember(error)
+        } catch {
+            // Not a JSON object: the decoder below says what is wrong, as it always has.
+        }
         do {
             return try JSONDecoder().decode(T.self, from: Data(bytes))
         } catch let DecodingError.typeMismatch(expected, context) {
@@ -22,6 +34,13 @@ public enum JSONEnvelopeDecoder {
         } catch {
             throw ServiceError(.badRequest, code: "invalid_json", detail: "The body is not valid JSON.")
         }
+    }
+
+    /// The refusal of a body with a member name twice.
+    public static func duplicateMember(_ error: InkError) -> ServiceError {
+        ServiceError(.unprocessable, code: "duplicate_member",
+                     detail: "A member name appears twice in one object: \(error.message). Every member name must be unique.",
+                     errors: [.init(field: error.pointer ?? "/", message: "appears more than once", code: "duplicate_member")])
     }
 
     /// A JSON pointer (`/location/lat`) for a coding path.

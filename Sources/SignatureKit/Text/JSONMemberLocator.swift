@@ -6,8 +6,9 @@ public enum JSONMemberLocator {
     /// when the object has no such member. The whole object is checked for well-formedness
     /// (depth-limited, no recursion).
     ///
-    /// - Throws: `invalid_json` when `bytes` is not a single JSON object, `duplicate_field` when
-    ///   `name` occurs twice, `nesting_too_deep` beyond `maxDepth`.
+    /// - Throws: `invalid_json` when `bytes` is not a single JSON object, `duplicate_field` (with
+    ///   its ``InkError/pointer``) when any object in it, at any depth, has a member name twice,
+    ///   `nesting_too_deep` beyond `maxDepth`.
     public static func range(ofMember name: String, in bytes: ArraySlice<UInt8>,
                              maxDepth: Int = InkLimits.default.maxNestingDepth) throws(InkError) -> Range<Int>? {
         try ranges(ofMembers: [name], in: bytes, maxDepth: maxDepth)[0]
@@ -29,12 +30,18 @@ public enum JSONMemberLocator {
                 }
                 s.pos += 1
                 var found = [Range<Int>?](repeating: nil, count: names.count)
+                var seen = Set<String>()
                 var first = true
                 while let key = try s.nextMember(&first) {
+                    let name = s.decode(key)
+                    guard seen.insert(name).inserted else {
+                        var duplicate = InkError(.duplicateField, "\"\(name)\" appears twice", offset: key.start)
+                        duplicate.pointer = "/" + JSONScanner.escapePointer(name)
+                        throw duplicate
+                    }
                     let start = s.pos
-                    try s.skipValue(depth: 1)
-                    if let index = names.firstIndex(of: s.decode(key)) {
-                        if found[index] != nil { throw InkError(.duplicateField, "\"\(names[index])\" appears twice", offset: key.start) }
+                    try s.skipValue(depth: 1, at: "/" + JSONScanner.escapePointer(name))
+                    if let index = names.firstIndex(of: name) {
                         found[index] = (bytes.startIndex + start)..<(bytes.startIndex + s.pos)
                     }
                 }
@@ -45,6 +52,11 @@ public enum JSONMemberLocator {
             }
         }
         return try r.get()
+    }
+
+    /// Checks that no object in the JSON object `bytes`, at any depth, has a member name twice.
+    public static func requireUniqueMembers(in bytes: [UInt8], maxDepth: Int = InkLimits.default.maxNestingDepth) throws(InkError) {
+        _ = try ranges(ofMembers: [], in: bytes[...], maxDepth: maxDepth)
     }
 
     /// Convenience for a whole byte array.

@@ -246,11 +246,24 @@ struct JSONScanner {
         return true
     }
 
-    /// Skips one complete value of any type without recursion. `depth` is the nesting depth of
-    /// the container the value sits in.
-    mutating func skipValue(depth: Int) throws(InkError) {
-        // Stack of open containers as a bit string: 1 = object, 0 = array.
-        var stack: [Bool] = []
+    /// One open container while ``skipValue(depth:at:)`` walks a value.
+    struct OpenContainer {
+        var isObject: Bool
+        /// An object's member names so far (a name twice is refused).
+        var names: Set<String> = []
+        /// An object's current member name, an array's current index: the container's step in a
+        /// JSON pointer.
+        var key = ""
+        var index = 0
+
+        var pointerStep: String { isObject ? "/" + JSONScanner.escapePointer(key) : "/\(index)" }
+    }
+
+    /// Skips one complete value of any type without recursion, checking that no object in it has
+    /// a member name twice. `depth` is the nesting depth of the container the value sits in;
+    /// `path` is the value's JSON pointer, for the error naming a duplicate.
+    mutating func skipValue(depth: Int, at path: String = "") throws(InkError) {
+        var open: [OpenContainer] = []
         var expectingValue = true
         while true {
             skipWhitespace()
@@ -259,23 +272,20 @@ struct JSONScanner {
                 let c = p[pos]
                 switch c {
                 case UInt8(ascii: "{"), UInt8(ascii: "["):
-                    if depth + stack.count + 1 > maxDepth {
+                    if depth + open.count + 1 > maxDepth {
                         throw InkError(.nestingTooDeep, "nesting deeper than \(maxDepth) levels", offset: pos)
                     }
                     pos += 1
-                    stack.append(c == UInt8(ascii: "{"))
+                    open.append(OpenContainer(isObject: c == UInt8(ascii: "{")))
                     skipWhitespace()
                     if peek() == (c == UInt8(ascii: "{") ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                         pos += 1
-                        stack.removeLast()
+                        open.removeLast()
                         expectingValue = false
                     } else if c == UInt8(ascii: "{") {
-                        guard peek() == UInt8(ascii: "\"") else { throw error("expected a member name") }
-                        _ = try readString()
-                        skipWhitespace()
-                        try expect(UInt8(ascii: ":"), "':'")
+                        try readMemberName(&open, path: path)
                     }
-                    if !expectingValue && stack.isEmpty { return }
+                    if !expectingValue && open.isEmpty { return }
                     continue
                 case UInt8(ascii: "\""):
                     _ = try readString()
@@ -290,30 +300,60 @@ struct JSONScanner {
                     }
                 }
                 expectingValue = false
-                if stack.isEmpty { return }
+                if open.isEmpty { return }
                 continue
             }
             // After a value inside a container: ',' or the closing bracket.
-            let isObject = stack[stack.count - 1]
+            let isObject = open[open.count - 1].isObject
             let c = p[pos]
             if c == UInt8(ascii: ",") {
                 pos += 1
                 if isObject {
                     skipWhitespace()
-                    guard peek() == UInt8(ascii: "\"") else { throw error("expected a member name") }
-                    _ = try readString()
-                    skipWhitespace()
-                    try expect(UInt8(ascii: ":"), "':'")
+                    try readMemberName(&open, path: path)
+                } else {
+                    open[open.count - 1].index += 1
                 }
                 expectingValue = true
             } else if c == (isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")) {
                 pos += 1
-                stack.removeLast()
-                if stack.isEmpty { return }
+                open.removeLast()
+                if open.isEmpty { return }
             } else {
                 throw error("expected ',' or '\(isObject ? "}" : "]")', found \(describeByte(at: pos))")
             }
         }
+    }
+
+    /// Reads `"name":` of the innermost open object, refusing a name it already has.
+    private mutating func readMemberName(_ open: inout [OpenContainer], path: String) throws(InkError) {
+        guard peek() == UInt8(ascii: "\"") else { throw error("expected a member name") }
+        let token = try readString()
+        let name = decode(token)
+        guard open[open.count - 1].names.insert(name).inserted else {
+            let object = path + open.dropLast().map(\.pointerStep).joined()
+            var duplicate = InkError(.duplicateField, "\"\(name)\" appears twice in \(object.isEmpty ? "the object" : object)",
+                                     offset: token.start - 1)
+            duplicate.pointer = object + "/" + Self.escapePointer(name)
+            throw duplicate
+        }
+        open[open.count - 1].key = name
+        skipWhitespace()
+        try expect(UInt8(ascii: ":"), "':'")
+    }
+
+    /// `name` as one step of a JSON pointer (RFC 6901: `~` as `~0`, `/` as `~1`).
+    static func escapePointer(_ name: String) -> String {
+        guard name.contains("~") || name.contains("/") else { return name }
+        var escaped = ""
+        for scalar in name.unicodeScalars {
+            switch scalar {
+            case "~": escaped += "~0"
+            case "/": escaped += "~1"
+            default: escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
     }
 
     mutating func literal(_ word: StaticString) throws(InkError) {

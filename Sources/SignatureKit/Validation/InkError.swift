@@ -66,6 +66,8 @@ public struct InkError: Error, Sendable, Equatable, CustomStringConvertible {
     public var offset: Int?
     /// One-based line number in the input (text formats), when known.
     public var line: Int?
+    /// The JSON pointer of the member at fault (a repeated member name), when known.
+    public var pointer: String?
 
     /// Creates an error.
     public init(_ code: Code, _ message: String, stroke: Int? = nil, point: Int? = nil,
