@@ -52,8 +52,7 @@ extension UUID: PostgresBindable {
 extension Date: PostgresBindable {
     /// Sent as `timestamptz` in binary: microseconds since 2000-01-01 00:00:00 UTC.
     public var postgresParameter: PostgresParameter {
-        let micros = ((timeIntervalSince1970 - PostgresEpoch.unixOffset) * 1_000_000).rounded()
-        return .binary(bigEndianBytes(Int64(micros)), oid: PostgresType.timestamptz)
+        .binary(bigEndianBytes(PostgresEpoch.micros(self)), oid: PostgresType.timestamptz)
     }
 }
 

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Well-known type OIDs (from `pg_type`).
 public enum PostgresType {
     public static let bool: UInt32 = 16
@@ -22,7 +24,18 @@ public enum PostgresType {
     public static let jsonb: UInt32 = 3802
 }
 
-enum PostgresEpoch {
+public enum PostgresEpoch {
     /// Seconds between 1970-01-01 and 2000-01-01.
-    static let unixOffset: Double = 946_684_800
+    public static let unixOffset: Double = 946_684_800
+
+    /// `date` as a `timestamptz` stores it: whole microseconds since 2000-01-01 00:00:00 UTC.
+    public static func micros(_ date: Date) -> Int64 {
+        Int64(((date.timeIntervalSince1970 - unixOffset) * 1_000_000).rounded())
+    }
+
+    /// `date` as a `timestamptz` stores it, in whole microseconds since the Unix epoch (what
+    /// `extract(epoch from column) * 1000000` gives back exactly).
+    public static func unixMicros(_ date: Date) -> Int64 {
+        micros(date) + Int64(unixOffset) * 1_000_000
+    }
 }

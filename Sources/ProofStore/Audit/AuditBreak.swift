@@ -24,6 +24,19 @@ public struct AuditBreak: Sendable, Equatable {
         case proofBodyMismatch = "proof_body_mismatch"
         /// A recorded proof is no longer in the proofs table.
         case proofMissing = "proof_missing"
+        /// The stored canonical ink does not hash to the digest its event recorded.
+        case proofInkMismatch = "proof_ink_mismatch"
+        /// A proof's facts (signer, times, location, device, flags, render options, uploader, its
+        /// delivery) no longer give the digest its event recorded.
+        case proofMetadataMismatch = "proof_metadata_mismatch"
+        /// A proof sits under another delivery than the one its event names.
+        case proofDeliveryMismatch = "proof_delivery_mismatch"
+        /// A stored proof has no `proof_recorded` event.
+        case proofWithoutEvent = "proof_without_event"
+        /// A proof has more than one `proof_recorded` event.
+        case proofEventDuplicate = "proof_event_duplicate"
+        /// A delivery's recipient, address or destination no longer give the digest its event recorded.
+        case deliveryMismatch = "delivery_mismatch"
         /// A stored checkpoint's signature does not verify.
         case checkpointSignatureInvalid = "checkpoint_signature_invalid"
         /// A stored checkpoint was signed by a key the caller does not trust.

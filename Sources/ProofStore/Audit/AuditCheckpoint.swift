@@ -70,31 +70,27 @@ public struct AuditCheckpoint: Sendable, Equatable {
                                signature: signature)
     }
 
-    static func tag(_ text: String) -> [UInt8] {
-        var out: [UInt8] = [1]
-        let bytes = Array(text.utf8)
-        withUnsafeBytes(of: UInt32(bytes.count).bigEndian) { out.append(contentsOf: $0) }
-        return out + bytes
-    }
-
     /// The version 1 message: the tag as audit text (`0x01`, 4-byte big-endian length, UTF-8),
     /// `seq` and `signed_at` (microseconds) as 8-byte big-endian signed integers around the 32-byte head hash.
     public static func message(seq: Int64, headHash: [UInt8], signedAtMicros: Int64) -> [UInt8] {
-        var out = tag(legacyMessageTag)
-        withUnsafeBytes(of: seq.bigEndian) { out.append(contentsOf: $0) }
-        out.append(contentsOf: headHash)
-        withUnsafeBytes(of: signedAtMicros.bigEndian) { out.append(contentsOf: $0) }
-        return out
+        var out = CanonicalEncoder()
+        out.text(legacyMessageTag)
+        out.int64(seq)
+        out.raw(headHash)
+        out.int64(signedAtMicros)
+        return out.bytes
     }
 
     /// The version 2 message: the tag as audit text, `signed_at` (microseconds) as an 8-byte and the
     /// number of heads as a 4-byte big-endian integer, then the heads as ``AuditChainHead/encode(_:)``
     /// writes them (2-byte chain, 8-byte seq, 32-byte hash each).
     public static func message(heads: [AuditChainHead], signedAtMicros: Int64) -> [UInt8] {
-        var out = tag(messageTag)
-        withUnsafeBytes(of: signedAtMicros.bigEndian) { out.append(contentsOf: $0) }
-        withUnsafeBytes(of: UInt32(heads.count).bigEndian) { out.append(contentsOf: $0) }
-        return out + AuditChainHead.encode(heads)
+        var out = CanonicalEncoder()
+        out.text(messageTag)
+        out.int64(signedAtMicros)
+        out.uint32(UInt32(heads.count))
+        out.raw(AuditChainHead.encode(heads))
+        return out.bytes
     }
 
     /// The bytes this checkpoint's signature covers.

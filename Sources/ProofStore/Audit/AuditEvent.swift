@@ -81,28 +81,20 @@ public struct AuditEvent: Sendable, Equatable {
     public static func canonicalBytes(encoding: Encoding = .v2, chain: Int16 = 0, seq: Int64, occurredAtMicros: Int64, actorKeyID: UUID?,
                                       actorRole: String?, action: String, subject: String, requestID: String?, clientAddress: String?,
                                       userAgent: String?, detailsJSON: String) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(256 + detailsJSON.utf8.count)
-        func field(_ text: String?) {
-            guard let text else { out.append(0); return }
-            out.append(1)
-            let bytes = Array(text.utf8)
-            withUnsafeBytes(of: UInt32(bytes.count).bigEndian) { out.append(contentsOf: $0) }
-            out.append(contentsOf: bytes)
-        }
-        field(encoding.tag)
-        if encoding == .v2 { withUnsafeBytes(of: chain.bigEndian) { out.append(contentsOf: $0) } }
-        withUnsafeBytes(of: seq.bigEndian) { out.append(contentsOf: $0) }
-        withUnsafeBytes(of: occurredAtMicros.bigEndian) { out.append(contentsOf: $0) }
-        field(actorKeyID?.uuidString.lowercased())
-        field(actorRole)
-        field(action)
-        field(subject)
-        field(requestID)
-        field(clientAddress)
-        field(userAgent)
-        field(detailsJSON)
-        return out
+        var out = CanonicalEncoder()
+        out.text(encoding.tag)
+        if encoding == .v2 { out.int16(chain) }
+        out.int64(seq)
+        out.int64(occurredAtMicros)
+        out.text(actorKeyID?.uuidString.lowercased())
+        out.text(actorRole)
+        out.text(action)
+        out.text(subject)
+        out.text(requestID)
+        out.text(clientAddress)
+        out.text(userAgent)
+        out.text(detailsJSON)
+        return out.bytes
     }
 
     /// `SHA-256(prevHash || canonicalBytes(...))`.

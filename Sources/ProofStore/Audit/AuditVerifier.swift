@@ -15,9 +15,12 @@ import Postgres
 /// the proof (in batches of ``proofBatchSize``), re-hashes its original body and its PNG, and
 /// compares both with the digests in the event's details and those stored in the proofs table; a
 /// proof that is gone is accepted only when its delivery's `delivered_at` lies in the period of a
-/// `proofs_archived` event (the retention procedure archived and dropped it), and counted.
+/// `proofs_archived` event (the retention procedure archived and dropped it), and counted. Then
+/// the proof's delivery, canonical ink and facts, and a created delivery's facts, must still give
+/// what their events bound (AuditVerifier+Facts.swift).
 /// After the walk, every head in `audit_chains` must be its chain's newest event (`head_mismatch`),
-/// and every stored checkpoint must hold (`checkpoint_*`).
+/// every stored checkpoint must hold (`checkpoint_*`), and every stored proof must have exactly one
+/// `proof_recorded` event.
 public struct AuditVerifier: Sendable {
     let database: PostgresClient
     /// Events (and checkpoints) read per round trip.
@@ -60,8 +63,9 @@ public struct AuditVerifier: Sendable {
                 guard let last = events.last else { break }
                 after = (last.seq, AuditTimestamp(micros: last.occurredAtMicros))
                 let proofs = try await proofDigests(for: events, in: session)
+                let deliveries = try await deliveryDigests(for: events, in: session)
                 for event in events {
-                    if let failure = check(event, walk: &walk, digests: proofs.digests, archived: proofs.archived) {
+                    if let failure = check(event, walk: &walk, digests: proofs.digests, archived: proofs.archived, deliveries: deliveries) {
                         return .broken(failure)
                     }
                 }
@@ -74,6 +78,9 @@ public struct AuditVerifier: Sendable {
                 }
             }
             if let failure = try await checkCheckpoints(walk: walk, trusted: trustedPublicKeys, in: session) {
+                return .broken(failure)
+            }
+            if let failure = try await checkEveryProofHasOneEvent(in: session) {
                 return .broken(failure)
             }
             return .ok(count: walk.count, heads: recorded, archivedProofs: walk.archived)
@@ -139,16 +146,9 @@ public struct AuditVerifier: Sendable {
         return nil
     }
 
-    /// Digests recomputed from the stored bytes, and those stored beside them.
-    struct ProofDigests {
-        var body: [UInt8]
-        var png: [UInt8]
-        var storedBody: [UInt8]
-        var storedPNG: [UInt8]
-    }
-
     /// Checks one event against the walk so far and, when it holds, advances the walk.
-    func check(_ event: AuditEvent, walk: inout Walk, digests: [UUID: ProofDigests], archived: Set<UUID> = []) -> AuditBreak? {
+    func check(_ event: AuditEvent, walk: inout Walk, digests: [UUID: ProofDigests], archived: Set<UUID> = [],
+               deliveries: [UUID: [UInt8]] = [:]) -> AuditBreak? {
         func failure(_ kind: AuditBreak.Kind, _ expected: String, _ found: String, seq: Int64? = nil) -> AuditBreak {
             AuditBreak(seq: seq ?? event.seq, kind: kind, expected: expected, found: found, subject: event.subject, chain: event.chain)
         }
@@ -179,6 +179,7 @@ public struct AuditVerifier: Sendable {
         walk.heads[event.chain] = AuditChainHead(chain: event.chain, seq: event.seq, hash: event.hash)
         walk.lastSeq = event.seq
         walk.count += 1
+        if event.action == AuditAction.deliveryCreated.rawValue { return checkDelivery(event, deliveries: deliveries) }
         guard event.action == AuditAction.proofRecorded.rawValue else { return nil }
         let details = event.details
         let proofText = details["proof_id"] ?? ""
@@ -200,51 +201,6 @@ public struct AuditVerifier: Sendable {
             return AuditBreak(seq: event.seq, kind: .proofPNGMismatch, expected: recordedPNG, found: found, subject: event.subject,
                               proofID: proofText, chain: event.chain)
         }
-        return nil
-    }
-
-    /// What `countersign export --archive` writes as `since`/`until` (RFC 3339, UTC); anything else
-    /// (only tampering makes it) is ignored rather than failing the cast, and the walk reports the event.
-    static let timestampPattern = #"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$"#
-
-    /// The digests of the proofs `events` record, and which of the missing ones were archived.
-    func proofDigests(for events: [AuditEvent], in session: PostgresSession) async throws
-        -> (digests: [UUID: ProofDigests], archived: Set<UUID>) {
-        var subjects: [UUID: String] = [:]
-        for event in events where event.action == AuditAction.proofRecorded.rawValue {
-            if let id = event.details["proof_id"].flatMap(UUID.init(uuidString:)) { subjects[id] = event.subject }
-        }
-        let ids = events.filter { $0.action == AuditAction.proofRecorded.rawValue }
-            .compactMap { $0.details["proof_id"].flatMap(UUID.init(uuidString:)) }
-        var digests: [UUID: ProofDigests] = [:]
-        var start = 0
-        while start < ids.count {
-            let batch = ids[start..<min(start + proofBatchSize, ids.count)]
-            start += proofBatchSize
-            let idList = batch.map { $0.uuidString.lowercased() }.joined(separator: ",")
-            let result = try await session.query("""
-                SELECT id, body, png, body_sha256, png_sha256 FROM proofs WHERE id = ANY(string_to_array(\(idList), ',')::uuid[])
-                """)
-            for row in result.rows {
-                let (id, body, png, storedBody, storedPNG) = try row.decode((UUID, [UInt8], [UInt8], [UInt8], [UInt8]).self)
-                digests[id] = ProofDigests(body: SHA256.hash(body), png: SHA256.hash(png), storedBody: storedBody, storedPNG: storedPNG)
-            }
-        }
-        let missing = ids.filter { digests[$0] == nil }
-        guard !missing.isEmpty else { return (digests, []) }
-        // A delivery keeps `delivered_at` = its proof's `received_at` when the proof's month is
-        // dropped; the archive events are read in the same snapshot (and verified by the walk).
-        let references = Set(missing.compactMap { subjects[$0] }.filter { $0.hasPrefix("delivery:") }.map { String($0.dropFirst(9)) })
-        let referenceList = references.sorted().joined(separator: ",")
-        let archivedReferences = try await Set(session.query("""
-            SELECT d.reference FROM deliveries d
-            WHERE d.reference = ANY(string_to_array(\(referenceList), ',')) AND d.status = 'delivered'
-              AND EXISTS (SELECT 1 FROM audit_events a
-                          WHERE a.action = 'proofs_archived'
-                            AND a.details ->> 'since' ~ \(Self.timestampPattern) AND a.details ->> 'until' ~ \(Self.timestampPattern)
-                            AND d.delivered_at >= (a.details ->> 'since')::timestamptz AND d.delivered_at < (a.details ->> 'until')::timestamptz)
-            """).rows.map { try $0.decode(String.self, "reference") })
-        let archived = Set(missing.filter { id in subjects[id].map { archivedReferences.contains(String($0.dropFirst(9))) } ?? false })
-        return (digests, archived)
+        return checkFacts(event, stored: stored, proofID: proofText)
     }
 }

@@ -40,7 +40,10 @@ public struct DeliveryRepository: Sendable {
                 """)
             if let row = inserted.first {
                 try await AuditLog.append(.deliveryCreated, subject: "delivery:\(draft.reference)",
-                                          details: ["delivery_id": try row.decode(UUID.self, "id").uuidString.lowercased()],
+                                          details: ["delivery_id": try row.decode(UUID.self, "id").uuidString.lowercased(),
+                                                    "delivery_sha256": DeliveryFacts.digest(
+                                                        reference: draft.reference, recipientName: draft.recipientName,
+                                                        address: draft.address, destination: draft.destination).hexString],
                                           origin: origin, in: session)
             }
             return inserted

@@ -1,3 +1,4 @@
+import Cryptography
 import Foundation
 import Postgres
 
@@ -44,14 +45,20 @@ public struct ProofRepository: Sendable {
             try await database.withTransaction(retryingStalePlans: true) { session in
                 record(proof, reference: reference, idempotency: idempotency, in: session)
                 try await AuditLog.append(.proofRecorded, subject: "delivery:\(reference)",
-                                          details: ["proof_id": proof.id.uuidString.lowercased(),
-                                                    "points_sha256": proof.body.sha256.hexString,
-                                                    "png_sha256": proof.rendering.pngSHA256.hexString],
+                                          details: Self.recordedDetails(proof, reference: reference),
                                           origin: origin, in: session)
             }
         } catch let error as PostgresError where error.kind == .uniqueViolation && error.constraint?.hasPrefix("proofs") == true {
             throw ProofStoreError.proofAlreadyRecorded(proof.id)
         }
+    }
+
+    /// The details of a proof's `proof_recorded` event: its id and the digests of everything it
+    /// stores — the original body, the PNG, the canonical ink and its facts (``ProofFacts``).
+    static func recordedDetails(_ proof: NewProof, reference: String) -> [String: String] {
+        ["proof_id": proof.id.uuidString.lowercased(), "points_sha256": proof.body.sha256.hexString,
+         "png_sha256": proof.rendering.pngSHA256.hexString, "ink_sha256": SHA256.hash(proof.rendering.ink).hexString,
+         "metadata_sha256": ProofFacts(proof, reference: reference).digest.hexString]
     }
 
     /// Queues the statement that stores the proof (it goes to the server with the audit append's

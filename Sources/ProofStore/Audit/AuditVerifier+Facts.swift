@@ -1,0 +1,148 @@
+import Cryptography
+import Foundation
+import Postgres
+
+/// What the walk checks beyond the chains' own hashes: that every proof and delivery still says
+/// what its event bound (digests re-derived from the rows), and that every stored proof has
+/// exactly one event.
+extension AuditVerifier {
+    /// Digests recomputed from a proof's stored bytes and columns, and those stored beside them.
+    struct ProofDigests {
+        var body: [UInt8]
+        var png: [UInt8]
+        var storedBody: [UInt8]
+        var storedPNG: [UInt8]
+        /// Of the canonical ink.
+        var ink: [UInt8]
+        /// ``ProofFacts/digest`` of the row as it is now.
+        var facts: [UInt8]
+        /// The reference of the delivery the row points at.
+        var reference: String
+    }
+
+    /// The ink and facts checks of a `proof_recorded` event whose body and PNG hold. Events from
+    /// before the facts were bound carry no `ink_sha256`/`metadata_sha256`; for them the proof
+    /// must still sit under the event's delivery.
+    func checkFacts(_ event: AuditEvent, stored: ProofDigests, proofID: String) -> AuditBreak? {
+        func failure(_ kind: AuditBreak.Kind, _ expected: String, _ found: String) -> AuditBreak {
+            AuditBreak(seq: event.seq, kind: kind, expected: expected, found: found, subject: event.subject, proofID: proofID,
+                       chain: event.chain)
+        }
+        let details = event.details
+        if event.subject != "delivery:" + stored.reference {
+            return failure(.proofDeliveryMismatch, event.subject, "delivery:" + stored.reference)
+        }
+        if let recorded = details["ink_sha256"], recorded != stored.ink.hexString {
+            return failure(.proofInkMismatch, recorded, stored.ink.hexString)
+        }
+        if let recorded = details["metadata_sha256"], recorded != stored.facts.hexString {
+            return failure(.proofMetadataMismatch, recorded, stored.facts.hexString)
+        }
+        return nil
+    }
+
+    /// The `delivery_sha256` check of a `delivery_created` event (events from before it was bound have none).
+    func checkDelivery(_ event: AuditEvent, deliveries: [UUID: [UInt8]]) -> AuditBreak? {
+        guard let recorded = event.details["delivery_sha256"] else { return nil }
+        let idText = event.details["delivery_id"] ?? ""
+        let found = UUID(uuidString: idText).flatMap { deliveries[$0] }
+        guard let found, found.hexString == recorded else {
+            return AuditBreak(seq: event.seq, kind: .deliveryMismatch, expected: recorded, found: found?.hexString ?? "no delivery \(idText)",
+                              subject: event.subject, chain: event.chain)
+        }
+        return nil
+    }
+
+    /// ``DeliveryFacts/digest`` of each delivery whose `delivery_created` event is in `events`, by id.
+    func deliveryDigests(for events: [AuditEvent], in session: PostgresSession) async throws -> [UUID: [UInt8]] {
+        let ids = events.filter { $0.action == AuditAction.deliveryCreated.rawValue && $0.details["delivery_sha256"] != nil }
+            .compactMap { $0.details["delivery_id"] }
+        guard !ids.isEmpty else { return [:] }
+        var digests: [UUID: [UInt8]] = [:]
+        let rows = try await session.query("""
+            SELECT id, reference::text AS reference, recipient_name::text AS recipient_name, address::text AS address,
+                destination_lat::float8 AS destination_lat, destination_lon::float8 AS destination_lon
+            FROM deliveries WHERE id = ANY(string_to_array(\(ids.joined(separator: ",")), ',')::uuid[])
+            """).rows
+        for row in rows {
+            let destination = GeoPoint.stored(lat: try row.decode("destination_lat"), lon: try row.decode("destination_lon"))
+            digests[try row.decode("id")] = DeliveryFacts.digest(reference: try row.decode("reference"),
+                                                                 recipientName: try row.decode("recipient_name"),
+                                                                 address: try row.decode("address"), destination: destination)
+        }
+        return digests
+    }
+
+    /// Every stored proof has exactly one `proof_recorded` event: none without (`proof_without_event`:
+    /// a row inserted behind the service's back), none with two (`proof_event_duplicate`).
+    func checkEveryProofHasOneEvent(in session: PostgresSession) async throws -> AuditBreak? {
+        if let row = try await session.query("""
+            SELECT p.id::text AS id, d.reference::text AS reference FROM proofs p JOIN deliveries d ON d.id = p.delivery_id
+            WHERE NOT EXISTS (SELECT 1 FROM audit_events e WHERE e.action = 'proof_recorded' AND e.details ->> 'proof_id' = p.id::text)
+            LIMIT 1
+            """).first {
+            let id: String = try row.decode("id")
+            return AuditBreak(seq: 0, kind: .proofWithoutEvent, expected: "a proof_recorded event", found: "none",
+                              subject: "delivery:" + (try row.decode(String.self, "reference")), proofID: id)
+        }
+        if let row = try await session.query("""
+            SELECT details ->> 'proof_id' AS id, max(seq)::int8 AS seq, min(subject)::text AS subject FROM audit_events
+            WHERE action = 'proof_recorded' GROUP BY details ->> 'proof_id' HAVING count(*) > 1 LIMIT 1
+            """).first {
+            return AuditBreak(seq: try row.decode("seq"), kind: .proofEventDuplicate, expected: "one proof_recorded event",
+                              found: "two or more", subject: try row.decode("subject"), proofID: try row.decode("id"))
+        }
+        return nil
+    }
+
+    /// What `countersign export --archive` writes as `since`/`until` (RFC 3339, UTC); anything else
+    /// (only tampering makes it) is ignored rather than failing the cast, and the walk reports the event.
+    static let timestampPattern = #"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$"#
+
+    /// The digests of the proofs `events` record, and which of the missing ones were archived.
+    func proofDigests(for events: [AuditEvent], in session: PostgresSession) async throws
+        -> (digests: [UUID: ProofDigests], archived: Set<UUID>) {
+        var subjects: [UUID: String] = [:]
+        for event in events where event.action == AuditAction.proofRecorded.rawValue {
+            if let id = event.details["proof_id"].flatMap(UUID.init(uuidString:)) { subjects[id] = event.subject }
+        }
+        let ids = events.filter { $0.action == AuditAction.proofRecorded.rawValue }
+            .compactMap { $0.details["proof_id"].flatMap(UUID.init(uuidString:)) }
+        var digests: [UUID: ProofDigests] = [:]
+        var start = 0
+        while start < ids.count {
+            let batch = ids[start..<min(start + proofBatchSize, ids.count)]
+            start += proofBatchSize
+            let idList = batch.map { $0.uuidString.lowercased() }.joined(separator: ",")
+            let result = try await session.query("""
+                SELECT \(unescaped: ProofFacts.columns), p.body, p.png, p.ink, p.body_sha256::bytea AS body_sha256,
+                    p.png_sha256::bytea AS png_sha256
+                FROM proofs p JOIN deliveries d ON d.id = p.delivery_id
+                WHERE p.id = ANY(string_to_array(\(idList), ',')::uuid[])
+                """)
+            for row in result.rows {
+                let facts = try ProofFacts(row: row)
+                digests[facts.proofID] = ProofDigests(
+                    body: SHA256.hash(try row.decode([UInt8].self, "body")), png: SHA256.hash(try row.decode([UInt8].self, "png")),
+                    storedBody: try row.decode("body_sha256"), storedPNG: try row.decode("png_sha256"),
+                    ink: SHA256.hash(try row.decode([UInt8].self, "ink")), facts: facts.digest, reference: facts.reference)
+            }
+        }
+        let missing = ids.filter { digests[$0] == nil }
+        guard !missing.isEmpty else { return (digests, []) }
+        // A delivery keeps `delivered_at` = its proof's `received_at` when the proof's month is
+        // dropped; the archive events are read in the same snapshot (and verified by the walk).
+        let references = Set(missing.compactMap { subjects[$0] }.filter { $0.hasPrefix("delivery:") }.map { String($0.dropFirst(9)) })
+        let referenceList = references.sorted().joined(separator: ",")
+        let archivedReferences = try await Set(session.query("""
+            SELECT d.reference FROM deliveries d
+            WHERE d.reference = ANY(string_to_array(\(referenceList), ',')) AND d.status = 'delivered'
+              AND EXISTS (SELECT 1 FROM audit_events a
+                          WHERE a.action = 'proofs_archived'
+                            AND a.details ->> 'since' ~ \(Self.timestampPattern) AND a.details ->> 'until' ~ \(Self.timestampPattern)
+                            AND d.delivered_at >= (a.details ->> 'since')::timestamptz AND d.delivered_at < (a.details ->> 'until')::timestamptz)
+            """).rows.map { try $0.decode(String.self, "reference") })
+        let archived = Set(missing.filter { id in subjects[id].map { archivedReferences.contains(String($0.dropFirst(9))) } ?? false })
+        return (digests, archived)
+    }
+}
