@@ -44,6 +44,13 @@ let package = Package(
         // MARK: Signature -> pixels/SVG glue (the only module that imports Raster and PNG)
         .target(name: "SignatureRender", dependencies: ["SignatureKit", "Raster", "PNG"], swiftSettings: strict),
 
+        // MARK: Benchmarks (not shipped): `swift build -c release --product linearity-bench`
+        .executableTarget(
+            name: "linearity-bench",
+            dependencies: ["ProofService", "SignatureKit", "Archive"],
+            path: "Benchmarks/LinearityBench",
+            swiftSettings: strict
+        ),
         // MARK: Benchmarks (not shipped): `swift build -c release --product render-bench`
         .executableTarget(
             name: "render-bench",
