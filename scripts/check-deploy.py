@@ -10,7 +10,7 @@
 2. env        every environment variable set in compose, the k8s manifests (env, ConfigMap,
               Secret), the systemd unit and the Dockerfile's runtime stage is one the service
               reads. The allowed names come from the Swift sources (environment["X"],
-              value("X"), integer("X", getenv("X")); POSTGRES_* and PG* are allowed only on
+              value("X"), integer("X", boolean("X", getenv("X")); POSTGRES_* and PG* are allowed only on
               the postgres container.
 3. wiring     k8s readiness probe -> /readyz, liveness -> /healthz, probe / Service / container
               port == PORT == Dockerfile EXPOSE; compose and Dockerfile healthchecks ask /healthz;
@@ -22,8 +22,10 @@
               machine). Swift runtime libraries (a binary built without --static-swift-stdlib)
               are reported, and fail with --require-static-stdlib. A missing binary is skipped.
 5. smoke      with --smoke and --binary: stages the binary, migrations and public/ in the image's
-              /usr/local layout, runs `serve` with the Dockerfile's ENV (HOST/PORT overridden to
-              a free local port), runs the Dockerfile and compose HEALTHCHECK commands verbatim,
+              /usr/local layout; checks that `serve` with the Dockerfile's ENV alone refuses to
+              start without a checkpoint key (one line naming CHECKPOINT_KEY_FILE and
+              CHECKPOINT_KEY_GENERATE); runs `serve` with that ENV (HOST/PORT overridden to a free
+              local port) and a key file made by openssl (CHECKPOINT_KEY_FILE), runs the Dockerfile and compose HEALTHCHECK commands verbatim,
               asks /healthz and /readyz, and stops it with SIGTERM. With --database-url it also
               runs `countersign migrate` from that layout (no MIGRATIONS_DIR, cwd without
               ./migrations) to show the binary finds <exe>/../share/countersign/migrations.
@@ -181,6 +183,7 @@ ENV_PATTERNS = [
     re.compile(r'environment\[\s*"([A-Z][A-Z0-9_]*)"\s*\]'),
     re.compile(r'\bvalue\(\s*"([A-Z][A-Z0-9_]*)"\s*\)'),
     re.compile(r'\binteger\(\s*"([A-Z][A-Z0-9_]*)"'),
+    re.compile(r'\bboolean\(\s*"([A-Z][A-Z0-9_]*)"'),
     re.compile(r'\bgetenv\(\s*"([A-Z][A-Z0-9_]*)"\s*\)'),
 ]
 
@@ -892,10 +895,27 @@ def check_smoke(report, stages, docs, binary, database_url):
         port = free_port()
         env.update(HOST="127.0.0.1", PORT=str(port), MIGRATE_ON_START="false",
                    DATABASE_URL=database_url or "postgres://countersign@127.0.0.1:1/unreachable")
-        # The image's DATA_DIR (/var/lib/countersign) stands in the staged layout: serve makes its
-        # checkpoint key there at start, never in this machine's /var/lib.
+        # The image's DATA_DIR (/var/lib/countersign) stands in the staged layout, never this machine's /var/lib.
         env["DATA_DIR"] = os.path.join(stage, "data")
         base_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8"}
+
+        # The image generates no checkpoint key: without CHECKPOINT_KEY_FILE (or the development setting
+        # CHECKPOINT_KEY_GENERATE=true) serve refuses to start, with one line naming both.
+        run = subprocess.run([exe, "serve"], env=dict(base_env, **env), cwd=workdir, capture_output=True, text=True, timeout=60)
+        named = [line for line in run.stderr.splitlines() if "CHECKPOINT_KEY_FILE" in line and "CHECKPOINT_KEY_GENERATE" in line]
+        if run.returncode != 0 and len(named) == 1 and not os.path.exists(env["DATA_DIR"]):
+            report.ok("smoke", f"serve without a checkpoint key refuses to start (exit {run.returncode}): {named[0].strip()[:120]}…")
+        else:
+            report.fail("smoke", f"serve without a checkpoint key: exit {run.returncode}, stderr {run.stderr.strip()[-300:]!r}")
+        # As in Kubernetes: a key file made out of band (openssl), named by CHECKPOINT_KEY_FILE.
+        key_file = os.path.join(stage, "checkpoint.pem")
+        made = shutil.which("openssl") and subprocess.run(["openssl", "genpkey", "-algorithm", "ed25519", "-out", key_file],
+                                                          capture_output=True).returncode == 0
+        if made:
+            env["CHECKPOINT_KEY_FILE"] = key_file
+        else:
+            env["CHECKPOINT_KEY_GENERATE"] = "true"
+            report.info("smoke", "no openssl: serve runs with CHECKPOINT_KEY_GENERATE=true instead of a key file")
 
         if database_url:
             migrate_env = dict(base_env, DATABASE_URL=database_url)  # no MIGRATIONS_DIR: <exe>/../share lookup

@@ -162,6 +162,15 @@ public struct Ed25519PublicKey: Sendable, Equatable {
         try Self.evpKey(rawRepresentation).pem("writing an Ed25519 public key PEM") { PEM_write_bio_PUBKEY($0, $1) }
     }
 
+    /// The key's short, stable name: `ed25519:` and the first 16 hex digits of the SHA-256 of the 32
+    /// raw bytes (docs/audit.md, "The key"). What checkpoints, bundles, logs and refusals name.
+    public var keyID: String { Self.keyID(rawRepresentation: rawRepresentation) }
+
+    /// ``keyID`` of 32 raw public key bytes (as checkpoints store them; not checked to be a valid key).
+    public static func keyID(rawRepresentation bytes: [UInt8]) -> String {
+        "ed25519:" + SHA256.hex(bytes).prefix(16)
+    }
+
     /// True when `signature` is this key's Ed25519 signature of `message`.
     public func isValidSignature(_ signature: [UInt8], for message: some Collection<UInt8>) -> Bool {
         guard signature.count == 64, let key = try? Self.evpKey(rawRepresentation), let context = EVP_MD_CTX_new() else { return false }

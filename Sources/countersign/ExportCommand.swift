@@ -13,7 +13,7 @@ struct ExportCommand: AsyncParsableCommand {
         abstract: "Export the proofs received in a period as a signed ZIP bundle (or NDJSON / CSV).",
         discussion: """
             Periods are [since, until) on the server's received time, as RFC 3339 with an offset or a date (YYYY-MM-DD, UTC).
-            The key is CHECKPOINT_KEY_FILE or <DATA_DIR>/checkpoint-ed25519.pem, as for `serve`.
+            The key is CHECKPOINT_KEY_FILE, the file `serve` signs with; export never generates one (without it, it fails).
             Check the result with `countersign verify FILE.zip --public-key <hex>`.
             With --archive (retention, docs/audit.md): once the bundle is written, a `proofs_archived` audit event
             records the period and the bundle's SHA-256, so verification accepts those proofs once they are dropped.
@@ -39,7 +39,8 @@ struct ExportCommand: AsyncParsableCommand {
 
     func run() async throws {
         let environment = try ServiceConfiguration.fromEnvironment()
-        let key = try CheckpointKeyProvider(configuration: environment).key()
+        // Never a generated key: a bundle signed by a key nobody pins is worth nothing (issue 19).
+        let key = try CheckpointKeyProvider(signingOffline: environment).key()
         let database = PostgresClient(configuration: PostgresConfiguration(url: databaseURL ?? environment.databaseURL, poolSize: 2))
         let temporary = output + ".partial"
         guard FileManager.default.createFile(atPath: temporary, contents: nil), let file = FileHandle(forWritingAtPath: temporary) else {
@@ -70,7 +71,7 @@ struct ExportCommand: AsyncParsableCommand {
             await database.shutdown()
             var line = "exported \(summary.proofs) proofs, \(summary.bytes) bytes to \(output)"
             if let checkpoint = summary.checkpoint {
-                line += "; audit checkpoint of \(checkpoint.heads.count) chains, newest seq \(checkpoint.seq); signer \(checkpoint.publicKey.hexString)"
+                line += "; audit checkpoint of \(checkpoint.heads.count) chains, newest seq \(checkpoint.seq); signer \(checkpoint.keyID) (\(checkpoint.publicKey.hexString))"
             }
             print(line)
         } catch {

@@ -27,6 +27,8 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "Folder of numbered SQL migrations (MIGRATIONS_DIR).") var migrationsDir: String?
     @Option(help: "Folder of the web console (PUBLIC_DIR, default ./public).") var publicDir: String?
     @Flag(help: "Do not serve GET /metrics (METRICS_ENABLED=false).") var noMetrics = false
+    @Flag(help: "Without CHECKPOINT_KEY_FILE, sign with <DATA_DIR>/checkpoint-ed25519.pem, generated if missing: development only (CHECKPOINT_KEY_GENERATE=true).")
+    var generateCheckpointKey = false
 
     func run() async throws {
         var configuration = try ServiceConfiguration.fromEnvironment()
@@ -44,18 +46,26 @@ struct ServeCommand: AsyncParsableCommand {
         if noMigrate { configuration.migrateOnStart = false }
         if let migrationsDir { configuration.migrationsDirectory = migrationsDir }
         if let publicDir { configuration.publicDirectory = publicDir }
+        if generateCheckpointKey { configuration.generateCheckpointKey = true }
         let metricsEnabled = try !noMetrics && CountersignMetrics.isEnabled()
 
         LoggingSetup.bootstrap(level: configuration.logLevel)
         var logger = Logger(label: "countersign")
         logger.logLevel = configuration.logLevel
 
-        // The checkpoint key is loaded (or made) now: a misconfigured key stops the start, not the
-        // first auditor's request; its public key is what auditors pin.
+        // The checkpoint key is loaded (or, explicitly allowed, made) now: a missing or broken key
+        // stops the start with one line, not the first auditor's request; its public key is what
+        // auditors pin.
         let checkpointKeys = CheckpointKeyProvider(configuration: configuration)
-        let publicKey = try checkpointKeys.key().publicKey.rawRepresentation.hexString
-        logger.info("checkpoint signing key", metadata: ["public_key": "\(publicKey)",
-                                                         "file": "\(configuration.checkpointKeyFile ?? configuration.dataDirectory + "/" + CheckpointKeyProvider.generatedFileName)"])
+        let existed = FileManager.default.fileExists(atPath: checkpointKeys.location)
+        let publicKey = try checkpointKeys.key().publicKey
+        let generated = configuration.checkpointKeyFile == nil && !existed
+        logger.log(level: configuration.checkpointKeyFile == nil ? .warning : .info,
+                   generated ? "checkpoint signing key GENERATED (development only: CHECKPOINT_KEY_GENERATE)"
+                       : configuration.checkpointKeyFile == nil ? "checkpoint signing key from DATA_DIR (development only: CHECKPOINT_KEY_GENERATE)"
+                       : "checkpoint signing key",
+                   metadata: ["key_id": "\(publicKey.keyID)", "public_key": "\(publicKey.rawRepresentation.hexString)",
+                              "file": "\(checkpointKeys.location)"])
 
         let database = PostgresClient(
             configuration: PostgresConfiguration(url: configuration.databaseURL, poolSize: configuration.poolSize),

@@ -8,21 +8,30 @@ import ProofStore
 /// `countersign verify --database` walks the audit chains in the database, recomputes every hash,
 /// re-hashes every recorded proof and checks the stored signed checkpoints; `countersign verify
 /// FILE.zip` checks an export bundle offline (manifest signature, checkpoint, every file's SHA-256).
-/// Exit 0 when intact or valid, 1 when not.
+/// Both need the signer pinned (``TrustedKeys``) or `--trust-embedded-key`. Exit 0 when intact or
+/// valid, 1 when not, 2 when nothing is pinned.
 struct VerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Verify the audit chain (--database) or an export bundle (FILE.zip); exit 0 valid, 1 invalid.",
+        abstract: "Verify the audit chain (--database) or an export bundle (FILE.zip); exit 0 valid, 1 invalid, 2 signer not pinned.",
         discussion: """
-            With --database, reads the chain from PostgreSQL in pages of 1,000 events (constant memory).
-            With FILE.zip, works offline: pin the signer with --public-key (the public_key of GET /v1/audit/checkpoint,
-            as 64 hex digits or a PEM file) so a bundle re-signed with another key fails.
+            With --database, reads the chain from PostgreSQL in pages of 1,000 events (constant memory); every stored
+            checkpoint must be signed by a trusted key. With FILE.zip, works offline; the bundle must be signed by a trusted key.
+            Trusted keys (the public_key or key_id of GET /v1/audit/checkpoint, obtained separately; several for rotation):
+            --public-key (repeatable), --trusted-keys FILE, and COUNTERSIGN_TRUSTED_KEYS (comma-separated hex), all together.
+            Without any, verify refuses (exit 2) unless --trust-embedded-key: then the signatures are checked with the keys
+            the bundle or the checkpoints carry, which proves integrity but not who signed.
             """
     )
 
     @Flag(help: "Verify the live database.") var database = false
     @Option(name: .customLong("database-url"), help: "libpq URL (DATABASE_URL).") var databaseURL: String?
-    @Option(name: .customLong("public-key"), help: "The trusted Ed25519 public key: 64 hex digits or a PEM file.") var publicKey: String?
+    @Option(name: .customLong("public-key"), help: "A trusted Ed25519 public key: 64 hex digits or a PEM file (repeatable).")
+    var publicKeys: [String] = []
+    @Option(name: .customLong("trusted-keys"), help: "A file of trusted keys: per line 64 hex digits or a PEM file's path, or PEM blocks; # comments.")
+    var trustedKeyFiles: [String] = []
+    @Flag(help: "Pin nothing: check signatures with the keys the bundle or checkpoints carry (integrity only; says so loudly).")
+    var trustEmbeddedKey = false
     @Flag(help: "Print the result as JSON.") var json = false
     @Argument(help: "An export bundle (.zip) to verify offline.") var bundle: String?
 
@@ -31,7 +40,7 @@ struct VerifyCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let trusted = try publicKey.map(Self.trustedKey)
+        let trusted = try trustedKeys(environment: ProcessInfo.processInfo.environment)
         if let bundle {
             try verifyBundle(bundle, trusted: trusted)
             return
@@ -40,21 +49,57 @@ struct VerifyCommand: AsyncParsableCommand {
         let client = PostgresClient(configuration: PostgresConfiguration(url: databaseURL ?? environment.databaseURL, poolSize: 1))
         let result: AuditVerification
         do {
-            result = try await AuditVerifier(database: client).verify(trustedPublicKeys: trusted.map { [$0] } ?? [])
+            result = try await AuditVerifier(database: client).verify(trustedPublicKeys: trusted.keys)
             await client.shutdown()
         } catch {
             await client.shutdown()
             throw error
         }
         print(json ? try Self.json(result) : Self.describe(result))
+        if trusted.isEmpty {
+            Self.warn("stored checkpoints were checked with the keys they carry, not against trusted keys: "
+                      + "a checkpoint signed by anyone's key passed")
+        }
         if case .broken = result { throw ExitCode(1) }
     }
 
-    func verifyBundle(_ path: String, trusted: Ed25519PublicKey?) throws {
+    /// The keys of `--public-key`, `--trusted-keys` and COUNTERSIGN_TRUSTED_KEYS. None: exit 2 with one
+    /// line saying how to pin, unless `--trust-embedded-key`.
+    func trustedKeys(environment: [String: String]) throws -> TrustedKeys {
+        var trusted = TrustedKeys()
+        do {
+            for key in publicKeys { try trusted.add(key, origin: "--public-key") }
+            for file in trustedKeyFiles { try trusted.addFile(file) }
+            if let value = environment[TrustedKeys.environmentVariable] { try trusted.addEnvironment(value) }
+        } catch {
+            throw ValidationError("\(error)")
+        }
+        if !trusted.isEmpty, trustEmbeddedKey {
+            throw ValidationError("--trust-embedded-key contradicts the trusted keys given (\(trusted.keyIDs.joined(separator: ", ")))")
+        }
+        if trusted.isEmpty, !trustEmbeddedKey {
+            FileHandle.standardError.write(Data(("countersign verify: the signer is not pinned: pass --public-key HEX|PEMFILE (repeatable), "
+                + "--trusted-keys FILE or \(TrustedKeys.environmentVariable)=HEX,HEX (the public_key of GET /v1/audit/checkpoint), "
+                + "or --trust-embedded-key to check integrity only\n").utf8))
+            throw ExitCode(2)
+        }
+        return trusted
+    }
+
+    /// A warning on standard error that the signer was not checked.
+    static func warn(_ what: String) {
+        FileHandle.standardError.write(Data("WARNING: SIGNER NOT CHECKED (--trust-embedded-key): \(what)\n".utf8))
+    }
+
+    func verifyBundle(_ path: String, trusted: TrustedKeys) throws {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw ValidationError("cannot read \(path)")
         }
-        let report = ExportBundleVerifier.verify(Array(data), trustedKey: trusted)
+        let report = ExportBundleVerifier.verify(Array(data), trusting: trusted)
+        if trusted.isEmpty {
+            Self.warn("the bundle was checked with its own public_key.pem (key \(report.keyID ?? "?")): "
+                      + "this proves it is intact, not who signed it")
+        }
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
@@ -63,21 +108,13 @@ struct VerifyCommand: AsyncParsableCommand {
             let checkpoint = report.checkpointVersion == 1
                 ? "audit checkpoint v1 seq \(report.checkpointSeq ?? 0) head \(report.checkpointHeadHash ?? "?")"
                 : "audit checkpoint v2 of \(report.checkpointHeads.count) chains, newest seq \(report.checkpointSeq ?? 0)"
-            print("bundle valid: \(report.verifiedFiles) files, \(report.proofCount) proofs, signed by \(report.publicKey ?? "?"), "
-                  + checkpoint + (trusted == nil ? " (signer not pinned: pass --public-key to check who signed it)" : ""))
+            print("bundle valid: \(report.verifiedFiles) files, \(report.proofCount) proofs, signed by \(report.keyID ?? "?") "
+                  + "(\(report.publicKey ?? "?")), " + checkpoint
+                  + (report.signerPinned ? "; signer trusted" : " (signer NOT checked: --trust-embedded-key)"))
         } else {
             for failure in report.failures { print("INVALID \(failure.file): \(failure.reason)") }
         }
         if !report.isValid { throw ExitCode(1) }
-    }
-
-    /// A key from 64 hex digits or a PEM file.
-    static func trustedKey(_ text: String) throws -> Ed25519PublicKey {
-        if let raw = Hex.decode(text), raw.count == 32 { return try Ed25519PublicKey(rawRepresentation: raw) }
-        guard let pem = FileManager.default.contents(atPath: text) else {
-            throw ValidationError("--public-key: neither 64 hex digits nor a readable PEM file: \(text)")
-        }
-        return try Ed25519PublicKey(pemRepresentation: String(decoding: pem, as: UTF8.self))
     }
 
     /// One human line: `audit chains ok: N events in C chains, newest seq S` or where and how it
@@ -103,8 +140,8 @@ struct VerifyCommand: AsyncParsableCommand {
     }
 }
 
-/// `verify FILE.zip --json`: `{"status":"valid"|"invalid","files":N,"proofs":N,"public_key","checkpoint_seq",
-/// "checkpoint_version","failures":[{"file","reason"}]}`.
+/// `verify FILE.zip --json`: `{"status":"valid"|"invalid","files":N,"proofs":N,"public_key","key_id","signer_pinned",
+/// "checkpoint_seq","checkpoint_version","failures":[{"file","reason"}]}`.
 struct BundleReportJSON: Encodable {
     struct Failure: Encodable {
         var file: String
@@ -115,13 +152,15 @@ struct BundleReportJSON: Encodable {
     var files: Int
     var proofs: Int
     var publicKey: String?
+    var keyID: String?
+    var signerPinned: Bool
     var checkpointSeq: Int64?
     var checkpointVersion: Int?
     var failures: [Failure]
 
     enum CodingKeys: String, CodingKey {
         case status, files, proofs, failures
-        case publicKey = "public_key", checkpointSeq = "checkpoint_seq", checkpointVersion = "checkpoint_version"
+        case publicKey = "public_key", keyID = "key_id", signerPinned = "signer_pinned", checkpointSeq = "checkpoint_seq", checkpointVersion = "checkpoint_version"
     }
 
     init(_ report: ExportBundleVerifier.Report) {
@@ -129,6 +168,8 @@ struct BundleReportJSON: Encodable {
         files = report.verifiedFiles
         proofs = report.proofCount
         publicKey = report.publicKey
+        keyID = report.keyID
+        signerPinned = report.signerPinned
         checkpointSeq = report.checkpointSeq
         checkpointVersion = report.checkpointVersion
         failures = report.failures.map { Failure(file: $0.file, reason: $0.reason) }

@@ -20,6 +20,14 @@ struct Ed25519Tests {
         #expect(second.publicKey.isValidSignature(signature, for: [0x72]))
     }
 
+    @Test("the key id is ed25519: and the first 16 hex digits of SHA-256 of the raw public key")
+    func keyID() throws {
+        let key = try Ed25519PublicKey(rawRepresentation: Self.bytes("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a"))
+        // python3 -c "import hashlib; print(hashlib.sha256(bytes.fromhex('d75a…511a')).hexdigest()[:16])"
+        #expect(key.keyID == "ed25519:21fe31dfa154a261")
+        #expect(Ed25519PublicKey.keyID(rawRepresentation: key.rawRepresentation) == key.keyID)
+    }
+
     @Test("a changed message, a changed signature or another key does not verify")
     func rejects() throws {
         let key = try Ed25519PrivateKey.generate()

@@ -116,11 +116,12 @@ struct AuthorizationMatrixTests {
 
             var logger = Logger(label: "test")
             logger.logLevel = .critical
-            // The checkpoint key is generated into a folder of this test's own.
+            // The checkpoint key is generated (explicitly allowed, as in development) into a folder of this test's own.
             let data = FileManager.default.temporaryDirectory.appendingPathComponent("authz-\(UInt32.random(in: 0...UInt32.max))")
             defer { try? FileManager.default.removeItem(at: data) }
             let configuration = ServiceConfiguration(databaseURL: harness.scratch.url, bodyLimit: 1 << 20,
-                                                     publicDirectory: Self.publicDirectory, dataDirectory: data.path)
+                                                     publicDirectory: Self.publicDirectory, dataDirectory: data.path,
+                                                     generateCheckpointKey: true)
             let router = CountersignApplication.router(configuration: configuration, database: harness.database, logger: logger)
             let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
             try await app.test(.router) { client in

@@ -429,7 +429,7 @@ struct HostileInputTests {
             logger.logLevel = .critical
             var configuration = ServiceConfiguration(databaseURL: harness.scratch.url, publicDirectory: publicDirectory.path,
                                                      dataDirectory: root.appendingPathComponent("data").path,
-                                                     idleTimeoutSeconds: idleTimeoutSeconds)
+                                                     generateCheckpointKey: true, idleTimeoutSeconds: idleTimeoutSeconds)
             configure(&configuration)
             let router = CountersignApplication.router(configuration: configuration, database: harness.database, logger: logger)
             let app = Application(router: router, server: CountersignApplication.server(configuration: configuration),

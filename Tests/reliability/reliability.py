@@ -44,7 +44,9 @@ class Server:
                    LOG_LEVEL=os.environ.get("RELIABILITY_LOG_LEVEL", "warning"),
                    # The load here is one key's; the per-key rate limiter (tested on its own) would turn
                    # it into 429s. RELIABILITY_RATE_LIMIT puts it back.
-                   RATE_LIMIT_PER_SECOND=os.environ.get("RELIABILITY_RATE_LIMIT", "0"))
+                   RATE_LIMIT_PER_SECOND=os.environ.get("RELIABILITY_RATE_LIMIT", "0"),
+                   # A development key (DATA_DIR, default ./.data): generation must be asked for.
+                   CHECKPOINT_KEY_GENERATE="true")
         env.update(self.extra_env)
         return env
 
@@ -377,8 +379,12 @@ def kill9(args):
         thread.join()
     status, _, data = request(args.port, "GET", "/v1/audit/verify", headers=auth(auditor), timeout=120)
     audit = json.loads(data) if status == 200 else {"status": f"http {status}"}
+    # `verify --database` checks the stored checkpoints against a pinned key: the server's.
+    status, _, data = request(args.port, "GET", "/v1/audit/checkpoint", headers=auth(auditor), timeout=60)
+    public_key = json.loads(data)["public_key"] if status == 200 else "0" * 64
     server.stop()
-    verify = subprocess.run([args.binary, "verify", "--database", "--database-url", args.database_url], capture_output=True, text=True)
+    verify = subprocess.run([args.binary, "verify", "--database", "--database-url", args.database_url, "--public-key", public_key],
+                            capture_output=True, text=True)
 
     rows = psql(args.admin_url,
                 "SELECT d.reference, count(p.id), bool_and(d.status = 'delivered'), "

@@ -84,6 +84,7 @@ async function loadCheckpoint() {
       ['Algorithm', checkpoint.algorithm],
       ['Signature', mono(checkpoint.signature)],
       ['Public key', mono(checkpoint.public_key)],
+      ...(checkpoint.key_id ? [['Key id', mono(checkpoint.key_id)]] : []),
     ]);
     setStatus(status, '');
     compareCheckpoint();

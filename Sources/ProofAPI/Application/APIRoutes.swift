@@ -24,7 +24,8 @@ public struct APIRoutes: Sendable {
 
     /// Creates the routes and their services over the database; `policy` defaults to the
     /// configuration's (read from the environment), `checkpointKeys` to the key file the
-    /// configuration names (or the one generated in its data directory); `readDatabase` (from
+    /// configuration names (or, when it allows generation, the one in its data directory; else none:
+    /// checkpoints and exports answer 503 `checkpoint_key_unavailable`); `readDatabase` (from
     /// `DATABASE_READ_URL`) serves delivery searches and audit listings/verification.
     public init(configuration: ServiceConfiguration, database: PostgresClient, logger: Logger,
                 policy: APIPolicy? = nil, checkpointKeys: CheckpointKeyProvider? = nil,

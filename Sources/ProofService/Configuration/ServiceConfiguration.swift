@@ -34,11 +34,16 @@ public struct ServiceConfiguration: Sendable {
     /// `Strict-Transport-Security` max-age for a service reached over TLS (`HSTS_MAX_AGE_SECONDS`,
     /// default 0: no header, as the service itself speaks plain HTTP behind a proxy).
     public var hstsMaxAgeSeconds = 0
-    /// Folder for state the service makes itself, such as a generated checkpoint key (`DATA_DIR`, default ./.data).
+    /// Folder for state the service makes itself: the checkpoint key generated under
+    /// `generateCheckpointKey` (`DATA_DIR`, default ./.data).
     public var dataDirectory: String
-    /// PKCS#8 PEM Ed25519 key signing audit checkpoints and export manifests (`CHECKPOINT_KEY_FILE`);
-    /// without it one is generated in `dataDirectory`. Give every replica the same file.
+    /// PKCS#8 PEM Ed25519 key signing audit checkpoints and export manifests (`CHECKPOINT_KEY_FILE`):
+    /// the production way. Give every replica the same file.
     public var checkpointKeyFile: String?
+    /// Without `checkpointKeyFile`, use `<dataDirectory>/checkpoint-ed25519.pem`, generating it when
+    /// missing (`CHECKPOINT_KEY_GENERATE=true` or `serve --generate-checkpoint-key`; default false:
+    /// development only, `make run` sets it). Neither set: `serve` refuses to start.
+    public var generateCheckpointKey: Bool
     /// The `/v1` API's tunables (`GEOFENCE_RADIUS_M`, `AUTH_CACHE_SECONDS`, `RATE_LIMIT_*`, `PNG_CACHE_MB`).
     public var policy = APIPolicy()
 
@@ -49,7 +54,8 @@ public struct ServiceConfiguration: Sendable {
     public init(host: String = "127.0.0.1", port: Int = 8080, databaseURL: String = ServiceConfiguration.defaultDatabaseURL,
                 logLevel: Logger.Level = .info, poolSize: Int = 10, bodyLimit: Int = 1 << 20,
                 migrateOnStart: Bool = true, migrationsDirectory: String? = nil, publicDirectory: String = "public",
-                dataDirectory: String = ".data", checkpointKeyFile: String? = nil, idleTimeoutSeconds: Int = 30) {
+                dataDirectory: String = ".data", checkpointKeyFile: String? = nil, generateCheckpointKey: Bool = false,
+                idleTimeoutSeconds: Int = 30) {
         self.host = host
         self.port = port
         self.databaseURL = databaseURL
@@ -61,6 +67,7 @@ public struct ServiceConfiguration: Sendable {
         self.publicDirectory = publicDirectory
         self.dataDirectory = dataDirectory
         self.checkpointKeyFile = checkpointKeyFile
+        self.generateCheckpointKey = generateCheckpointKey
         self.idleTimeoutSeconds = idleTimeoutSeconds
     }
 
@@ -78,6 +85,14 @@ public struct ServiceConfiguration: Sendable {
             }
             return number
         }
+        func boolean(_ name: String) throws -> Bool? {
+            guard let flag = value(name) else { return nil }
+            switch flag.lowercased() {
+            case "1", "true", "yes", "on": return true
+            case "0", "false", "no", "off": return false
+            default: throw ConfigurationError(variable: name, value: flag, expected: "true or false")
+            }
+        }
         if let host = value("HOST") { configuration.host = host }
         if let port = try integer("PORT", in: 0...65535) { configuration.port = port }
         if let url = value("DATABASE_URL") { configuration.databaseURL = url }
@@ -90,17 +105,12 @@ public struct ServiceConfiguration: Sendable {
         }
         if let size = try integer("DB_POOL_SIZE", in: 1...500) { configuration.poolSize = size }
         if let limit = try integer("BODY_LIMIT", in: 1024...(256 << 20)) { configuration.bodyLimit = limit }
-        if let flag = value("MIGRATE_ON_START") {
-            switch flag.lowercased() {
-            case "1", "true", "yes", "on": configuration.migrateOnStart = true
-            case "0", "false", "no", "off": configuration.migrateOnStart = false
-            default: throw ConfigurationError(variable: "MIGRATE_ON_START", value: flag, expected: "true or false")
-            }
-        }
+        if let migrate = try boolean("MIGRATE_ON_START") { configuration.migrateOnStart = migrate }
         if let directory = value("MIGRATIONS_DIR") { configuration.migrationsDirectory = directory }
         if let directory = value("PUBLIC_DIR") { configuration.publicDirectory = directory }
         if let directory = value("DATA_DIR") { configuration.dataDirectory = directory }
         if let file = value("CHECKPOINT_KEY_FILE") { configuration.checkpointKeyFile = file }
+        if let generate = try boolean("CHECKPOINT_KEY_GENERATE") { configuration.generateCheckpointKey = generate }
         if let seconds = try integer("IDLE_TIMEOUT_SECONDS", in: 1...3600) { configuration.idleTimeoutSeconds = seconds }
         if let seconds = try integer("REQUEST_TIMEOUT_SECONDS", in: 1...3600) { configuration.requestTimeoutSeconds = seconds }
         if let seconds = try integer("HSTS_MAX_AGE_SECONDS", in: 0...(2 * 365 * 86_400)) { configuration.hstsMaxAgeSeconds = seconds }

@@ -3,10 +3,11 @@ import Cryptography
 import Foundation
 import ProofStore
 
-/// Checks an export bundle offline (`countersign verify FILE.zip`): the manifest's Ed25519
-/// signature (by the trusted key when one is given, else by the key the bundle carries), the
-/// checkpoint's signature, and every file's SHA-256 and size against the manifest. Reports every
-/// failure, each naming the file.
+/// Checks an export bundle offline (`countersign verify FILE.zip`): that its signer is one of the
+/// trusted keys (when any are given; else the key the bundle carries is taken on trust — the CLI
+/// allows that only with `--trust-embedded-key`), the manifest's Ed25519 signature, the
+/// checkpoint's signature and key id, and every file's SHA-256 and size against the manifest.
+/// Reports every failure, each naming the file.
 public enum ExportBundleVerifier {
     /// One problem, naming the file it concerns.
     public struct Failure: Sendable, Equatable, CustomStringConvertible {
@@ -34,6 +35,10 @@ public enum ExportBundleVerifier {
         public var checkpointHeads: [AuditChainHead] = []
         /// The key that signed the manifest, as hex.
         public var publicKey: String?
+        /// Its key id (`ed25519:` + 16 hex digits).
+        public var keyID: String?
+        /// True when the signer was checked against trusted keys (false: the bundle's own key was taken on trust).
+        public var signerPinned = false
         /// Every problem found; empty means valid.
         public var failures: [Failure]
 
@@ -42,9 +47,18 @@ public enum ExportBundleVerifier {
     }
 
     /// Verifies the bundle `bytes`; `trustedKey` pins the signer (recommended: the key from
-    /// `GET /v1/audit/checkpoint`, obtained separately).
+    /// `GET /v1/audit/checkpoint`, obtained separately); nil takes the bundle's own key on trust.
     public static func verify(_ bytes: [UInt8], trustedKey: Ed25519PublicKey? = nil) -> Report {
+        var trusted = TrustedKeys()
+        if let trustedKey { trusted.add(trustedKey) }
+        return verify(bytes, trusting: trusted)
+    }
+
+    /// Verifies the bundle `bytes` signed by one of `trusted` (several: key rotation); an empty set
+    /// takes the bundle's own key on trust (integrity only, not who signed).
+    public static func verify(_ bytes: [UInt8], trusting trusted: TrustedKeys) -> Report {
         var report = Report(verifiedFiles: 0, proofCount: 0, failures: [])
+        report.signerPinned = !trusted.isEmpty
         func fail(_ file: String, _ reason: String) { report.failures.append(Failure(file: file, reason: reason)) }
         let archive: ZipArchiveReader
         do {
@@ -80,15 +94,24 @@ public enum ExportBundleVerifier {
                 fail("public_key.pem", "not an Ed25519 public key (\(error.message))")
             }
         }
-        if let trustedKey, let signer, signer != trustedKey {
-            fail("public_key.pem", "the bundle's key \(signer.rawRepresentation.hexString) is not the trusted key "
-                 + trustedKey.rawRepresentation.hexString)
+        // Pinned: the signer must be trusted, and the signature is checked with the trusted key (the
+        // bundle's own, or — when its public_key.pem is unreadable — each trusted key in turn).
+        var verifyingKey = signer
+        if !trusted.isEmpty {
+            if let signer, !trusted.contains(raw: signer.rawRepresentation) {
+                fail("public_key.pem", "the bundle is signed by key \(signer.keyID) (\(signer.rawRepresentation.hexString)), "
+                     + "which is not trusted (trusted: \(trusted.keyIDs.joined(separator: ", ")))")
+                verifyingKey = nil
+            } else if signer == nil {
+                verifyingKey = trusted.keys.first { key in signature.map { key.isValidSignature($0, for: manifestBytes) } ?? false }
+                    ?? trusted.keys.first
+            }
         }
-        let verifyingKey = trustedKey ?? signer
-        report.publicKey = verifyingKey?.rawRepresentation.hexString
+        report.publicKey = (verifyingKey ?? signer)?.rawRepresentation.hexString
+        report.keyID = (verifyingKey ?? signer)?.keyID
         if let signature, let verifyingKey, !verifyingKey.isValidSignature(signature, for: manifestBytes) {
-            fail("manifest.json", "its Ed25519 signature in manifest.sig does not verify with key "
-                 + verifyingKey.rawRepresentation.hexString + " (manifest.json or manifest.sig was changed, or the key is wrong)")
+            fail("manifest.json", "its Ed25519 signature in manifest.sig does not verify with key \(verifyingKey.keyID) ("
+                 + verifyingKey.rawRepresentation.hexString + "): manifest.json or manifest.sig was changed, or the key is wrong")
         }
         let manifest: ExportManifest
         do {
@@ -105,8 +128,11 @@ public enum ExportBundleVerifier {
         if let checkpoint = manifest.checkpoint.checkpoint {
             report.checkpointHeads = checkpoint.heads
             if !checkpoint.hasValidSignature { fail("manifest.json", "the audit checkpoint's signature does not verify") }
-            if let verifyingKey, checkpoint.publicKey != verifyingKey.rawRepresentation {
-                fail("manifest.json", "the audit checkpoint is signed by another key")
+            if let expected = verifyingKey ?? signer, checkpoint.publicKey != expected.rawRepresentation {
+                fail("manifest.json", "the audit checkpoint is signed by key \(checkpoint.keyID), not by the bundle's signer \(expected.keyID)")
+            }
+            if !manifest.checkpoint.keyIDMatches {
+                fail("manifest.json", "the audit checkpoint's key_id \(manifest.checkpoint.keyID ?? "") is not its public_key's \(checkpoint.keyID)")
             }
         } else {
             fail("manifest.json", "the audit checkpoint is malformed")

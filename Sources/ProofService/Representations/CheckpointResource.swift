@@ -6,8 +6,13 @@ import ProofStore
 /// (hex for bytes; `signed_at_us` is the exact time the signature covers).
 ///
 /// Version 2: `{"version":2,"seq":<highest head_seq>,"chains":[{"chain","head_seq","head_hash"},…],
-/// "signed_at","signed_at_us","algorithm","public_key","signature"}`. Version 1 (before the chains;
+/// "signed_at","signed_at_us","algorithm","public_key","key_id","signature"}`. Version 1 (before the chains;
 /// `version` absent in bundles made then): `seq` and `head_hash` instead of `chains`.
+///
+/// `key_id` (``Cryptography/Ed25519PublicKey/keyID`` of `public_key`) is not in the bytes the
+/// checkpoint's signature covers, so adding it changed no signature: checkpoints and bundles made
+/// before it have none (it is derived from `public_key` when read) and verify as they did; when
+/// present it must match `public_key` (``keyIDMatches``).
 public struct CheckpointResource: Codable, Equatable {
     public var version: Int
     public var seq: Int64
@@ -17,11 +22,14 @@ public struct CheckpointResource: Codable, Equatable {
     public var signedAtUs: Int64
     public var algorithm: String
     public var publicKey: String
+    /// `ed25519:` + 16 hex digits; nil when read from a checkpoint made before key ids.
+    public var keyID: String?
     public var signature: String
 
     enum CodingKeys: String, CodingKey {
         case version, seq, chains, algorithm, signature
         case headHash = "head_hash", signedAt = "signed_at", signedAtUs = "signed_at_us", publicKey = "public_key"
+        case keyID = "key_id"
     }
 
     public init(_ checkpoint: AuditCheckpoint) {
@@ -33,6 +41,7 @@ public struct CheckpointResource: Codable, Equatable {
         signedAtUs = checkpoint.signedAtMicros
         algorithm = AuditCheckpoint.algorithm
         publicKey = checkpoint.publicKey.hexString
+        keyID = checkpoint.keyID
         signature = checkpoint.signature.hexString
     }
 
@@ -46,7 +55,14 @@ public struct CheckpointResource: Codable, Equatable {
         signedAtUs = try c.decode(Int64.self, forKey: .signedAtUs)
         algorithm = try c.decode(String.self, forKey: .algorithm)
         publicKey = try c.decode(String.self, forKey: .publicKey)
+        keyID = try c.decodeIfPresent(String.self, forKey: .keyID)
         signature = try c.decode(String.self, forKey: .signature)
+    }
+
+    /// False when `key_id` is present but is not the id of `public_key`.
+    public var keyIDMatches: Bool {
+        guard let keyID else { return true }
+        return Hex.decode(publicKey).map { Ed25519PublicKey.keyID(rawRepresentation: $0) } == keyID
     }
 
     /// The checkpoint these fields describe, if they are well-formed: hex of the right lengths and,

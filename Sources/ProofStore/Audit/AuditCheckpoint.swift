@@ -99,6 +99,10 @@ public struct AuditCheckpoint: Sendable, Equatable {
             : Self.message(heads: heads, signedAtMicros: signedAtMicros)
     }
 
+    /// The signer's key id (``Cryptography/Ed25519PublicKey/keyID``), derived from ``publicKey``: not
+    /// part of the signed message, so checkpoints signed before it existed name it too.
+    public var keyID: String { Ed25519PublicKey.keyID(rawRepresentation: publicKey) }
+
     /// True when ``signature`` is ``publicKey``'s signature of ``message``.
     public var hasValidSignature: Bool {
         guard let key = try? Ed25519PublicKey(rawRepresentation: publicKey) else { return false }

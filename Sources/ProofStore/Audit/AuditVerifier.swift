@@ -127,8 +127,8 @@ public struct AuditVerifier: Sendable {
         }
         if !trusted.isEmpty, !trusted.contains(where: { $0.rawRepresentation == checkpoint.publicKey }) {
             return AuditBreak(seq: checkpoint.seq, kind: .checkpointUntrustedKey,
-                              expected: trusted.map { $0.rawRepresentation.hexString }.joined(separator: ","),
-                              found: checkpoint.publicKey.hexString, subject: subject)
+                              expected: "one of " + trusted.map(\.keyID).joined(separator: ", "),
+                              found: "key \(checkpoint.keyID) (\(checkpoint.publicKey.hexString))", subject: subject)
         }
         for head in checkpoint.anchoredHeads {
             guard let chainEnd = walk.heads[head.chain] else {
