@@ -35,6 +35,8 @@ if [ -n "$ours" ]; then
     exit 1
 fi
 
+scripts/openapi-check.sh  # public/openapi.yaml (served as /openapi.yaml) must be valid OpenAPI 3.1
+
 # Deployment files: parse, name only variables the service reads, libraries the runtime image has,
 # and a smoke run of the binary laid out as in the image.
 $PG createdb countersign_deploycheck --fresh

@@ -5,7 +5,8 @@ public enum SignatureRenderer {
     /// Reconstructs and lays out `ink` (the shared first half of PNG and SVG output).
     public static func geometry(_ ink: InkDocument, options: RenderOptions = RenderOptions()) throws(RenderError) -> RenderGeometry {
         do {
-            return try RenderGeometry(document: ink, layout: options.layout, reconstruction: options.reconstruction)
+            return try RenderGeometry(document: ink, layout: options.layout, reconstruction: options.reconstruction,
+                                      maxPixels: options.maxPixels)
         } catch {
             throw .options(error)
         }

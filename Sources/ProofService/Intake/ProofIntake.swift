@@ -44,7 +44,7 @@ public struct ProofIntake: Sendable {
         if state.proofID != nil { throw Self.alreadyRecorded(reference) }
         let assessment = ProofAssessment(location: capture.location, destination: state.destination,
                                          capturedAt: capture.capturedAt.date, receivedAt: receivedAt, policy: policy)
-        let (ink, image) = try await work.run(for: actor.keyID) { [self] in try render(capture) }
+        let (ink, image, renderOptionsJSON) = try await work.run(for: actor.keyID) { [self] in try render(capture) }
         let recorded = RecordedProof(id: UUID(), reference: reference, receivedAt: receivedAt, bodySHA256: upload.sha256,
                                      pngSHA256: SHA256.hash(image.png),
                                      distanceToDestinationMeters: assessment.distanceToDestinationMeters, flags: assessment.flags)
@@ -75,14 +75,17 @@ public struct ProofIntake: Sendable {
         return response
     }
 
-    /// The canonical ink and the PNG rendered from exactly that (so a re-render of the stored ink matches).
-    func render(_ capture: ProofUpload) throws -> (CanonicalInk, RenderedImage) {
+    /// The canonical ink, the PNG rendered from exactly that, and the render options to store with
+    /// them (so a re-render of the stored ink matches). A canvas whose PNG at the configured scale
+    /// would be over the pixel cap is rendered at the largest scale that fits, and that scale is
+    /// what the stored options record; every other upload stores the configured options.
+    func render(_ capture: ProofUpload) throws -> (CanonicalInk, RenderedImage, String) {
         do {
             let ink = try CanonicalInk(capture.ink, parser: parser)
             var timings = RenderTimings()
-            let image = try SignatureRenderer.renderPNG(ink.document, options: renderOptions, timings: &timings)
+            let (image, used) = try SignatureRenderer.renderFittedPNG(ink.document, options: renderOptions, timings: &timings)
             metrics?.recordRender(timings, purpose: .upload)
-            return (ink, image)
+            return (ink, image, used == renderOptions ? renderOptionsJSON : StoredRenderOptions.json(used))
         } catch let error as InkError {
             throw ProofUpload.inkRefusal(error, member: capture.inkFormat)
         } catch let error as RenderError {

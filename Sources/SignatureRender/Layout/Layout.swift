@@ -18,11 +18,14 @@ public struct Layout: Sendable, Equatable {
 
     /// Computes the layout for a canvas and the outline bounds of its ink.
     ///
-    /// - Parameter inkBounds: the reconstructed outline's bounds in canvas units (used only with
-    ///   ``LayoutOptions/trim``; `nil` or empty falls back to the canvas).
+    /// - Parameters:
+    ///   - inkBounds: the reconstructed outline's bounds in canvas units (used only with
+    ///     ``LayoutOptions/trim``; `nil` or empty falls back to the canvas).
+    ///   - maxPixels: the most pixels (width × height) the output may have; only
+    ///     ``LayoutOptions/scaleDownToFit`` reads it (a PNG render checks its own cap).
     /// - Throws: `invalid_layout` for a non-positive/non-finite scale, size or margin, or a canvas
     ///   without area; `output_too_large` when the result exceeds the maximum pixel size.
-    public init(canvas: CanvasSize, inkBounds: Rect?, options o: LayoutOptions) throws(RenderOptionsError) {
+    public init(canvas: CanvasSize, inkBounds: Rect?, options o: LayoutOptions, maxPixels: Int = .max) throws(RenderOptionsError) {
         guard o.scale.isFinite, o.scale > 0 else {
             throw RenderOptionsError(.invalidLayout, "scale must be a positive number, got \(o.scale)")
         }
@@ -46,20 +49,20 @@ public struct Layout: Sendable, Equatable {
         var pw: Double, ph: Double
         switch (o.width, o.height) {
         case (nil, nil):
-            s = o.scale
-            pw = (sw * s + 2 * margin - 1e-9).rounded(.up)
-            ph = (sh * s + 2 * margin - 1e-9).rounded(.up)
+            s = o.scaleDownToFit ? try Self.fittingScale(sw, sh, margin: margin, options: o, maxPixels: maxPixels) : o.scale
+            pw = Self.pixels(sw, s, margin)
+            ph = Self.pixels(sh, s, margin)
         case (let w?, nil):
             let avail = Double(w) - 2 * margin
             guard avail > 0 else { throw RenderOptionsError(.invalidLayout, "width \(w) leaves no room inside the margin") }
             s = avail / sw
             pw = Double(w)
-            ph = (sh * s + 2 * margin - 1e-9).rounded(.up)
+            ph = Self.pixels(sh, s, margin)
         case (nil, let h?):
             let avail = Double(h) - 2 * margin
             guard avail > 0 else { throw RenderOptionsError(.invalidLayout, "height \(h) leaves no room inside the margin") }
             s = avail / sh
-            pw = (sw * s + 2 * margin - 1e-9).rounded(.up)
+            pw = Self.pixels(sw, s, margin)
             ph = Double(h)
         case (let w?, let h?):
             let aw = Double(w) - 2 * margin, ah = Double(h) - 2 * margin
@@ -80,5 +83,37 @@ public struct Layout: Sendable, Equatable {
         let tx = (pw - source.width * s) / 2 - source.minX * s
         let ty = (ph - source.height * s) / 2 - source.minY * s
         transform = Transform(scale: s, tx: tx, ty: ty)
+    }
+
+    /// Output pixels along one side: `extent` canvas units at scale `s` plus the margin on both
+    /// sides, rounded up so ink is never cut.
+    static func pixels(_ extent: Double, _ s: Double, _ margin: Double) -> Double {
+        (extent * s + 2 * margin - 1e-9).rounded(.up)
+    }
+
+    /// `o.scale` when a `width` × `height` source fits the limits at it, else the largest scale in
+    /// thousandths (so it reads back from stored JSON exactly and stays readable) that fits: the
+    /// per-side maximums and `maxPixels` in all. Deterministic: the same sizes give the same scale.
+    /// - Throws: `output_too_large` when not even 0.001 fits (the margin alone is too large).
+    static func fittingScale(_ width: Double, _ height: Double, margin: Double, options o: LayoutOptions,
+                             maxPixels: Int) throws(RenderOptionsError) -> Double {
+        let (maxW, maxH, maxArea) = (Double(o.maxPixelWidth), Double(o.maxPixelHeight), Double(maxPixels))
+        func fits(_ s: Double) -> Bool {
+            let pw = Swift.max(pixels(width, s, margin), 1), ph = Swift.max(pixels(height, s, margin), 1)
+            return pw <= maxW && ph <= maxH && pw * ph <= maxArea
+        }
+        if fits(o.scale) { return o.scale }
+        // The exact bound without rounding: each side, and the area (width·s + 2m)(height·s + 2m) ≤ maxArea.
+        let a = width * height, b = 2 * margin * (width + height), c = 4 * margin * margin - maxArea
+        let byArea = (-b + (b * b - 4 * a * c).squareRoot()) / (2 * a)
+        let bound = Swift.min(o.scale, (maxW - 2 * margin) / width, (maxH - 2 * margin) / height, byArea)
+        // Rounding pixels up can cost a thousandth or two below the bound.
+        var thousandths = bound.isFinite && bound > 0 ? Int((Swift.min(bound, 1e9) * 1000).rounded(.down)) : 0
+        while thousandths > 0, !fits(Double(thousandths) / 1000) { thousandths -= 1 }
+        guard thousandths > 0 else {
+            throw RenderOptionsError(.outputTooLarge, "no scale fits a \(width)×\(height) source with a margin of \(margin) pixels "
+                                     + "within \(o.maxPixelWidth)×\(o.maxPixelHeight) and \(maxPixels) pixels")
+        }
+        return Double(thousandths) / 1000
     }
 }

@@ -8,13 +8,13 @@ public struct RenderGeometry: Sendable {
     /// The reconstructed outline in output pixels (fill with the non-zero rule).
     public var outline: Outline
 
-    /// Reconstructs `document` and lays it out.
-    /// - Throws: `invalid_layout` or `output_too_large` (see ``Layout/init(canvas:inkBounds:options:)``).
+    /// Reconstructs `document` and lays it out (`maxPixels`: the pixel cap a fitting layout keeps to).
+    /// - Throws: `invalid_layout` or `output_too_large` (see ``Layout/init(canvas:inkBounds:options:maxPixels:)``).
     public init(document: InkDocument, layout options: LayoutOptions = LayoutOptions(),
-                reconstruction: ReconstructionOptions = ReconstructionOptions()) throws(RenderOptionsError) {
+                reconstruction: ReconstructionOptions = ReconstructionOptions(), maxPixels: Int = .max) throws(RenderOptionsError) {
         let canvasOutline = SignatureReconstructor.outline(for: document, options: reconstruction)
         let layout = try Layout(canvas: document.canvas,
-                                inkBounds: canvasOutline.isEmpty ? nil : canvasOutline.bounds, options: options)
+                                inkBounds: canvasOutline.isEmpty ? nil : canvasOutline.bounds, options: options, maxPixels: maxPixels)
         self.layout = layout
         self.outline = canvasOutline.transformed(by: layout.transform)
     }

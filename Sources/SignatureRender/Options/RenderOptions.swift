@@ -40,3 +40,16 @@ public struct RenderOptions: Sendable, Equatable {
         self.tolerance = tolerance
     }
 }
+
+extension RenderOptions {
+    /// These options with ``LayoutOptions/scaleDownToFit`` resolved by `layout` (made from them):
+    /// the scale it used and no fitting, so the same layout follows without it. Options that do
+    /// not fit come back unchanged.
+    public func reproducing(_ layout: Layout) -> RenderOptions {
+        guard self.layout.scaleDownToFit else { return self }
+        var fixed = self
+        fixed.layout.scaleDownToFit = false
+        if fixed.layout.width == nil, fixed.layout.height == nil { fixed.layout.scale = layout.transform.scale }
+        return fixed
+    }
+}

@@ -15,13 +15,33 @@ extension SignatureRenderer {
     /// Rasterising and encoding are interleaved band by band; each band's time goes to its half.
     public static func renderPNG(_ ink: InkDocument, options: RenderOptions = RenderOptions(),
                                  timings: inout RenderTimings) throws(RenderError) -> RenderedImage {
+        try timedPNG(ink, options: options, timings: &timings).image
+    }
+
+    /// Renders `ink` to a PNG at `options`' scale or, when that image would exceed the pixel cap
+    /// (``RenderOptions/maxPixels``) or a side's maximum, at the largest scale that fits
+    /// (``LayoutOptions/scaleDownToFit``), with `timings` as in ``renderPNG(_:options:timings:)``.
+    /// Also returns the options that reproduce the image without fitting: `options` itself when it
+    /// fits, else `options` with the scale used. Store those (``StoredRenderOptions/json(_:)``), so a
+    /// re-render of the stored ink gives the same pixels.
+    public static func renderFittedPNG(_ ink: InkDocument, options: RenderOptions = RenderOptions(),
+                                       timings: inout RenderTimings) throws(RenderError) -> (image: RenderedImage, options: RenderOptions) {
+        var fitting = options
+        fitting.layout.scaleDownToFit = true
+        return try timedPNG(ink, options: fitting, timings: &timings)
+    }
+
+    /// The geometry, then the PNG; the geometry's time goes to ``RenderTimings/render``.
+    private static func timedPNG(_ ink: InkDocument, options: RenderOptions,
+                                 timings: inout RenderTimings) throws(RenderError) -> (image: RenderedImage, options: RenderOptions) {
         let clock = ContinuousClock()
         let start = clock.now
         let laidOut = try geometry(ink, options: options)
         let geometryTime = clock.now - start
-        let image = try renderPNG(laidOut, options: options, timings: &timings)
+        let used = options.reproducing(laidOut.layout)
+        let image = try renderPNG(laidOut, options: used, timings: &timings)
         timings.render += geometryTime
-        return image
+        return (image, used)
     }
 
     /// Renders already computed geometry to a PNG.
