@@ -8,6 +8,8 @@
 #                              WAL as after a crash (used by the reliability crash test)
 #   scripts/pg.sh status       exit 0 when running
 #   scripts/pg.sh port         print the port it runs on (when stopped: the port it would start on)
+#   scripts/pg.sh pick-port    print the port it runs on, or when stopped a free one (scripts/free-port.py):
+#                              what a script exports as COUNTERSIGN_PG_PORT for its private cluster
 #   scripts/pg.sh createdb DB [--fresh]   create database DB owned by the app role
 #   scripts/pg.sh url DB       print the app role's URL for DB
 #   scripts/pg.sh admin-url DB print the superuser's URL for DB
@@ -145,5 +147,6 @@ case "${1:-}" in
     admin-url) echo "postgres://postgres@127.0.0.1:$PORT/${2:-countersign}" ;;
     socket-dir) SOCKET_DIR ;;
     port) if is_running && [ -n "$(running_port)" ]; then running_port; else echo "$PORT"; fi ;;
-    *) echo "usage: scripts/pg.sh start|stop|restart|crash|status|port|createdb DB [--fresh]|url DB|admin-url DB|socket-dir" >&2; exit 2 ;;
+    pick-port) if is_running && [ -n "$(running_port)" ]; then running_port; else python3 "$ROOT/scripts/free-port.py"; fi ;;
+    *) echo "usage: scripts/pg.sh start|stop|restart|crash|status|port|pick-port|createdb DB [--fresh]|url DB|admin-url DB|socket-dir" >&2; exit 2 ;;
 esac

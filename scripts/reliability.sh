@@ -45,13 +45,7 @@ want() { [[ " $parts " == *" $1 "* ]]; }
 # RELIABILITY_PG_PORT names one (a cluster still running in its folder keeps its port).
 export COUNTERSIGN_PG_DIR="${RELIABILITY_PG_DIR:-$PWD/.data/reliability}"
 PG=scripts/pg.sh
-if [ -n "${RELIABILITY_PG_PORT:-}" ]; then
-    export COUNTERSIGN_PG_PORT="$RELIABILITY_PG_PORT"
-elif $PG status >/dev/null 2>&1; then
-    export COUNTERSIGN_PG_PORT="$($PG port)"
-else
-    export COUNTERSIGN_PG_PORT="$(python3 scripts/free-port.py)"
-fi
+export COUNTERSIGN_PG_PORT="${RELIABILITY_PG_PORT:-$($PG pick-port)}"
 pg_started=0
 if ! $PG status >/dev/null 2>&1; then
     $PG start >&2 || { echo "reliability: cannot start PostgreSQL" >&2; exit 1; }

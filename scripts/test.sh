@@ -15,11 +15,7 @@ PG=scripts/pg.sh
 started=0
 if [ -z "${COUNTERSIGN_PG_PORT:-}" ]; then
     [ -n "${COUNTERSIGN_PG_DIR:-}" ] || { export COUNTERSIGN_PG_DIR="$PWD/.data/test"; started=1; }
-    if $PG status; then
-        export COUNTERSIGN_PG_PORT="$($PG port)"
-    else
-        export COUNTERSIGN_PG_PORT="$(python3 scripts/free-port.py)"
-    fi
+    export COUNTERSIGN_PG_PORT="$($PG pick-port)"
 fi
 cleanup() {
     if [ "$started" = 1 ]; then $PG stop || true; fi
