@@ -44,8 +44,13 @@ token() { DATABASE_URL="$database_url" "$binary" keys create --role "$1" --name 
 DATABASE_URL="$database_url" PORT="$port" HOST=127.0.0.1 LOG_LEVEL=warning "$binary" serve >"$log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true' EXIT
-for _ in $(seq 1 240); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.25; done
-kill -0 $server 2>/dev/null || { echo "contract-fuzz: the server on port $port exited: $(tail -3 "$log")" >&2; exit 1; }
+# Bounded probes, and stop as soon as the server exits: on a taken port some other listener may
+# accept the connection and never answer.
+for _ in $(seq 1 240); do
+    curl -fs --max-time 2 "http://127.0.0.1:$port/healthz" >/dev/null && break
+    kill -0 $server 2>/dev/null || { echo "contract-fuzz: the server on port $port exited: $(tail -3 "$log")" >&2; exit 1; }
+    sleep 0.25
+done
 
 admin="$(token admin)"
 base="http://127.0.0.1:$port"
