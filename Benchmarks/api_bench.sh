@@ -44,7 +44,7 @@ serve() {  # serve [VAR=value ...]
     env DATABASE_URL="$url" PORT="$port" HOST=127.0.0.1 LOG_LEVEL=warning RATE_LIMIT_PER_SECOND=0 "$@" "$binary" serve \
         >"${TMPDIR:-/tmp}/countersign-bench-server.log" 2>&1 &
     server=$!
-    for _ in $(seq 1 200); do curl -fs "http://127.0.0.1:$port/readyz" >/dev/null && return; sleep 0.1; done
+    for _ in $(seq 1 200); do curl -fs --max-time 2 "http://127.0.0.1:$port/readyz" >/dev/null && return; sleep 0.1; done
     echo "api_bench: the server did not become ready" >&2; exit 1
 }
 load() { echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"; }

@@ -40,7 +40,7 @@ psql -q "$DATABASE_URL" -c "INSERT INTO deliveries (reference, recipient_name, a
 
 LOG_LEVEL=warning PORT=$PORT "$BIN" serve > "$OUT/export-bench-server.log" 2>&1 &
 server=$!
-for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
+for _ in $(seq 100); do curl -sf --max-time 2 "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
 
 echo "uploading $N proofs..."
 start=$(date +%s)

@@ -81,7 +81,7 @@ for round in $(seq 1 "$rounds"); do
         servers+=($!)
     done
     for side in $(seq 1 "$sides"); do
-        for _ in $(seq 1 200); do curl -fs "http://127.0.0.1:${http_ports[$side]}/readyz" >/dev/null && break; sleep 0.1; done
+        for _ in $(seq 1 200); do curl -fs --max-time 2 "http://127.0.0.1:${http_ports[$side]}/readyz" >/dev/null && break; sleep 0.1; done
         before+=("$(proofs $((side - 1)))"); server_before+=("$(ticks "${servers[$((side - 1))]}")")
         pg_before+=("$(ticks $(postgres_pids "$side"))")
     done
