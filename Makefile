@@ -5,7 +5,7 @@ PORT ?= 8080
 HOST ?= 127.0.0.1
 DATABASE ?= countersign
 
-.PHONY: run test browser-test reliability deps build release migrate serve db-start db-stop db-url clean-data clean bench
+.PHONY: run test test-ports-taken browser-test reliability deps build release migrate serve db-start db-stop db-url clean-data clean bench
 
 ## run: install what is missing, start PostgreSQL under .data/, migrate, build release, serve (with a development
 ## checkpoint key generated in .data/checkpoint-ed25519.pem: CHECKPOINT_KEY_GENERATE=true)
@@ -18,6 +18,10 @@ run: deps db-start release
 ## test: the whole suite against a fresh test database; stops the cluster if it started it
 test: deps
 	@scripts/test.sh
+
+## test-ports-taken: `make test` while dummy listeners hold 127.0.0.1:8080, 18080 and 5544 (scripts/ports-taken.sh)
+test-ports-taken: deps
+	@scripts/ports-taken.sh
 
 ## reliability: the reliability and security proof, long form (about 2 h; fuzzers 10 min each, soak 30 min),
 ## with a summary table (docs/reliability.md)

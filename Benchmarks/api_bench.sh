@@ -11,17 +11,17 @@
 #
 #   Benchmarks/api_bench.sh [UPLOAD_SECONDS]        (default 60)
 #
-# Environment: BENCH_BINARY (default: `swift build -c release` here), BENCH_PG_PORT (5547),
-# BENCH_PORT (18090), COUNTERSIGN_CORPUS (../shared/corpus; synthetic signatures without it).
+# Environment: BENCH_BINARY (default: `swift build -c release` here), BENCH_PG_PORT and BENCH_PORT
+# (default: free ports), COUNTERSIGN_CORPUS (../shared/corpus; synthetic signatures without it).
 # The load generator, the server and PostgreSQL share the machine, as the issue asks.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 seconds="${1:-60}"
-port="${BENCH_PORT:-18090}"
+port="${BENCH_PORT:-$(python3 scripts/free-port.py)}"
 corpus="${COUNTERSIGN_CORPUS:-../shared/corpus}"
-export COUNTERSIGN_PG_PORT="${BENCH_PG_PORT:-5547}"
 export COUNTERSIGN_PG_DIR="${BENCH_PG_DIR:-$PWD/.data/bench}"
 PG=scripts/pg.sh
+export COUNTERSIGN_PG_PORT="${BENCH_PG_PORT:-$($PG pick-port)}"
 server=""
 stop_server() { if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; server=""; fi; }
 cleanup() { stop_server; $PG stop >/dev/null 2>&1 || true; rm -f "${bodies:-}"; }
@@ -44,7 +44,7 @@ serve() {  # serve [VAR=value ...]
     env DATABASE_URL="$url" PORT="$port" HOST=127.0.0.1 LOG_LEVEL=warning RATE_LIMIT_PER_SECOND=0 CHECKPOINT_KEY_GENERATE=true "$@" "$binary" serve \
         >"${TMPDIR:-/tmp}/countersign-bench-server.log" 2>&1 &
     server=$!
-    for _ in $(seq 1 200); do curl -fs "http://127.0.0.1:$port/readyz" >/dev/null && return; sleep 0.1; done
+    for _ in $(seq 1 200); do curl -fs --max-time 2 "http://127.0.0.1:$port/readyz" >/dev/null && return; sleep 0.1; done
     echo "api_bench: the server did not become ready" >&2; exit 1
 }
 load() { echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"; }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Audit appends per second from N connections, each append in a transaction of its own (like the
-# `proof_recorded` event of an upload), on the local cluster of scripts/pg.sh, with pgbench.
+# `proof_recorded` event of an upload), with pgbench, on a private cluster of scripts/pg.sh
+# (.data/bench-audit on a free port; BENCH_PG_DIR and BENCH_PG_PORT name others), stopped at the end.
 #
 #   before: the single chain of migrations 0003-0007 (countersign_audit_head(): one advisory lock
 #           held until COMMIT, then the insert) — the statements AuditLog ran before 0009
@@ -20,9 +21,12 @@ seconds="${2:-20}"
 rounds="${3:-3}"
 pgbench="$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1)/pgbench"
 work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+export COUNTERSIGN_PG_DIR="${BENCH_PG_DIR:-$ROOT/.data/bench-audit}"
+export COUNTERSIGN_PG_PORT="${BENCH_PG_PORT:-$("$PG" pick-port)}"
+pg_started=0
+trap 'rm -rf "$work"; if [ $pg_started = 1 ]; then "$PG" stop >/dev/null || true; fi' EXIT
 
-"$PG" start >/dev/null
+"$PG" status || { pg_started=1; "$PG" start >/dev/null; }
 for variant in before after; do
     db="countersign_bench_audit_$variant"
     "$PG" createdb "$db" --fresh >/dev/null

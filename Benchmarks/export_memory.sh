@@ -6,17 +6,26 @@
 #
 #   Benchmarks/export_memory.sh [BINARY] [N]     (default .build/release/countersign, 10000)
 #
-# Needs the local cluster (scripts/pg.sh start) and ../shared/corpus. Uses database export_bench
-# and port 18050; leaves the bundle in Benchmarks/out/.
+# Needs ../shared/corpus. Uses database export_bench on a private cluster of scripts/pg.sh
+# (.data/bench-export on a free port, stopped at the end; BENCH_PG_DIR and BENCH_PG_PORT name
+# others) and a free HTTP port (EXPORT_BENCH_PORT names one); leaves the bundle in Benchmarks/out/.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 BIN="$(realpath "${1:-.build/release/countersign}")"
 N="${2:-10000}"
-PORT=18050
+PORT="${EXPORT_BENCH_PORT:-$(python3 scripts/free-port.py)}"
 PG=scripts/pg.sh
 OUT=Benchmarks/out
 mkdir -p "$OUT"
-$PG status >/dev/null || $PG start
+export COUNTERSIGN_PG_DIR="${BENCH_PG_DIR:-$PWD/.data/bench-export}"
+export COUNTERSIGN_PG_PORT="${BENCH_PG_PORT:-$($PG pick-port)}"
+server=""; pg_started=0
+cleanup() {
+    if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; fi
+    if [ $pg_started = 1 ]; then $PG stop >/dev/null || true; fi
+}
+trap cleanup EXIT
+$PG status || { pg_started=1; $PG start; }
 export DATABASE_URL="$($PG url export_bench)"
 # REUSE=1 keeps the proofs of an earlier run (uploading 10,000 takes a while) and only exports again.
 if [ "${REUSE:-0}" != 1 ]; then $PG createdb export_bench --fresh >/dev/null; fi
@@ -33,8 +42,7 @@ psql -q "$DATABASE_URL" -c "INSERT INTO deliveries (reference, recipient_name, a
 
 LOG_LEVEL=warning PORT=$PORT "$BIN" serve > "$OUT/export-bench-server.log" 2>&1 &
 server=$!
-trap 'kill $server 2>/dev/null || true' EXIT
-for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
+for _ in $(seq 100); do curl -sf --max-time 2 "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
 
 echo "uploading $N proofs..."
 start=$(date +%s)

@@ -5,8 +5,8 @@
 #   Benchmarks/upload_compare.sh BIN [SECONDS] [ROUNDS]          one build, wrk -c8 per round
 #   Benchmarks/upload_compare.sh BIN_A BIN_B [SECONDS] [ROUNDS]  both at once, head to head
 #
-# Each build gets its own PostgreSQL cluster (ports 5547 and 5548, folders .data/bench1 and
-# .data/bench2) and its own wrk with Benchmarks/upload.lua (corpus bodies from api_load.py, one
+# Each build gets its own PostgreSQL cluster (free ports, folders .data/bench1 and .data/bench2),
+# its own server (a free port) and its own wrk with Benchmarks/upload.lua (corpus bodies from api_load.py, one
 # proof per delivery). Per round and build it prints uploads/s, wrk's p99, and the CPU time per
 # stored proof of the server process and of that cluster's PostgreSQL processes (from
 # /proc/PID/stat), plus the host's steal share over the round. CPU per upload barely moves with
@@ -26,7 +26,19 @@ connections=$((8 / sides))
 corpus="${COUNTERSIGN_CORPUS:-../shared/corpus}"
 bodies="${TMPDIR:-/tmp}/countersign-compare-bodies.jsonl"
 servers=()
-cluster() { COUNTERSIGN_PG_PORT=$((5546 + $1)) COUNTERSIGN_PG_DIR="$PWD/.data/bench$1" scripts/pg.sh "${@:2}"; }
+# Ports chosen once (free now, or the port a cluster still running in its folder has), so every
+# call of one run agrees on them: pg_ports[SIDE] for the clusters, http_ports[SIDE] for the servers.
+free=($(python3 scripts/free-port.py $((2 * sides))))
+pg_ports=(-); http_ports=(-)
+for side in $(seq 1 "$sides"); do
+    http_ports+=("${free[$((side - 1))]}")
+    if COUNTERSIGN_PG_DIR="$PWD/.data/bench$side" scripts/pg.sh status; then
+        pg_ports+=("$(COUNTERSIGN_PG_DIR="$PWD/.data/bench$side" scripts/pg.sh port)")
+    else
+        pg_ports+=("${free[$((sides + side - 1))]}")
+    fi
+done
+cluster() { COUNTERSIGN_PG_PORT=${pg_ports[$1]} COUNTERSIGN_PG_DIR="$PWD/.data/bench$1" scripts/pg.sh "${@:2}"; }
 cleanup() {
     for pid in "${servers[@]}"; do kill "$pid" 2>/dev/null || true; done
     for side in $(seq 1 "$sides"); do cluster "$side" stop >/dev/null 2>&1 || true; done
@@ -64,19 +76,19 @@ for round in $(seq 1 "$rounds"); do
         # Build b serves cluster side; with two builds they swap every round (not with two schemas).
         b=$(( (side - 1 + (round - 1) * swapping) % sides ))
         env DATABASE_URL="${urls[$((side - 1))]}" MIGRATIONS_DIR="${migrations[$((side - 1))]}" \
-            PORT=$((18090 + side)) HOST=127.0.0.1 LOG_LEVEL=warning \
+            PORT=${http_ports[$side]} HOST=127.0.0.1 LOG_LEVEL=warning \
             RATE_LIMIT_PER_SECOND=0 "${binaries[$b]}" serve >"${TMPDIR:-/tmp}/countersign-compare-server$side.log" 2>&1 &
         servers+=($!)
     done
     for side in $(seq 1 "$sides"); do
-        for _ in $(seq 1 200); do curl -fs "http://127.0.0.1:$((18090 + side))/readyz" >/dev/null && break; sleep 0.1; done
+        for _ in $(seq 1 200); do curl -fs --max-time 2 "http://127.0.0.1:${http_ports[$side]}/readyz" >/dev/null && break; sleep 0.1; done
         before+=("$(proofs $((side - 1)))"); server_before+=("$(ticks "${servers[$((side - 1))]}")")
         pg_before+=("$(ticks $(postgres_pids "$side"))")
     done
     steal_before=$(steal); jiffies_before=$(jiffies)
     loads=()
     for side in $(seq 1 "$sides"); do
-        wrk -t1 -c"$connections" -d"${seconds}s" --latency -s Benchmarks/upload.lua "http://127.0.0.1:$((18090 + side))" \
+        wrk -t1 -c"$connections" -d"${seconds}s" --latency -s Benchmarks/upload.lua "http://127.0.0.1:${http_ports[$side]}" \
             -- "$bodies" "${tokens[$((side - 1))]}" "R$round-" >"${TMPDIR:-/tmp}/countersign-compare-wrk$side.out" &
         loads+=($!)
     done

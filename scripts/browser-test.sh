@@ -45,7 +45,7 @@ DATABASE_URL="$url" HOST=127.0.0.1 PORT="$port" PUBLIC_DIR="$PWD/public" LOG_LEV
 server=$!
 base="http://127.0.0.1:$port"
 for _ in $(seq 150); do
-    if curl -fsS "$base/readyz" >/dev/null 2>&1; then break; fi
+    if curl -fsS --max-time 2 "$base/readyz" >/dev/null 2>&1; then break; fi
     if ! kill -0 "$server" 2>/dev/null; then
         echo "browser-test: the server exited; its log:" >&2
         cat "$out/server.log" >&2
@@ -53,7 +53,7 @@ for _ in $(seq 150); do
     fi
     sleep 0.2
 done
-curl -fsS "$base/readyz" >/dev/null || { echo "browser-test: the server did not become ready on $base" >&2; exit 1; }
+curl -fsS --max-time 5 "$base/readyz" >/dev/null || { echo "browser-test: the server did not become ready on $base" >&2; exit 1; }
 
 key() { DATABASE_URL="$url" "$binary" keys create --role "$1" --name "browser test $1" 2>/dev/null; }
 export CONSOLE_TEST_COURIER_KEY="$(key courier)"

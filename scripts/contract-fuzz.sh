@@ -3,7 +3,9 @@
 # operation of public/openapi.yaml, once with a key of each role. Checks: no 5xx; status, content
 # type, headers and body conform to the spec (Tests/reliability/schemathesis.toml).
 #
-#   scripts/contract-fuzz.sh --binary B --database-url URL --port P [--examples N] [--roles "admin courier"] [--phases LIST]
+#   scripts/contract-fuzz.sh --binary B --database-url URL [--port P] [--examples N] [--roles "admin courier"] [--phases LIST]
+#
+# The server listens on 127.0.0.1:P, by default a free port (scripts/free-port.py).
 #
 # Prints `RESULT {"run":"contract",...}` with the number of generated cases and failures; exit 1 on
 # any failure. schemathesis is installed into .build-venv/ (ignored) on first use.
@@ -24,7 +26,8 @@ while [ $# -gt 0 ]; do
         *) echo "contract-fuzz: unknown option $1" >&2; exit 2 ;;
     esac
 done
-[ -n "$binary" ] && [ -n "$database_url" ] && [ -n "$port" ] || { echo "contract-fuzz: --binary, --database-url and --port are required" >&2; exit 2; }
+[ -n "$binary" ] && [ -n "$database_url" ] || { echo "contract-fuzz: --binary and --database-url are required" >&2; exit 2; }
+[ -n "$port" ] || port="$(python3 scripts/free-port.py)"
 
 venv=.build-venv
 if [ ! -x "$venv/bin/st" ]; then
@@ -41,7 +44,13 @@ token() { DATABASE_URL="$database_url" "$binary" keys create --role "$1" --name 
 DATABASE_URL="$database_url" PORT="$port" HOST=127.0.0.1 LOG_LEVEL=warning "$binary" serve >"$log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true' EXIT
-for _ in $(seq 1 240); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.25; done
+# Bounded probes, and stop as soon as the server exits: on a taken port some other listener may
+# accept the connection and never answer.
+for _ in $(seq 1 240); do
+    curl -fs --max-time 2 "http://127.0.0.1:$port/healthz" >/dev/null && break
+    kill -0 $server 2>/dev/null || { echo "contract-fuzz: the server on port $port exited: $(tail -3 "$log")" >&2; exit 1; }
+    sleep 0.25
+done
 
 admin="$(token admin)"
 base="http://127.0.0.1:$port"

@@ -7,9 +7,17 @@
 #   scripts/pg.sh crash        immediate shutdown: no checkpoint, so the next start recovers from the
 #                              WAL as after a crash (used by the reliability crash test)
 #   scripts/pg.sh status       exit 0 when running
+#   scripts/pg.sh port         print the port it runs on (when stopped: the port it would start on)
+#   scripts/pg.sh pick-port    print the port it runs on, or when stopped a free one (scripts/free-port.py):
+#                              what a script exports as COUNTERSIGN_PG_PORT for its private cluster
 #   scripts/pg.sh createdb DB [--fresh]   create database DB owned by the app role
 #   scripts/pg.sh url DB       print the app role's URL for DB
 #   scripts/pg.sh admin-url DB print the superuser's URL for DB
+#
+# Port and folder: COUNTERSIGN_PG_PORT (default 5544) and COUNTERSIGN_PG_DIR (default .data/). Test and
+# benchmark scripts export both for a private cluster on a free port (scripts/free-port.py), so every
+# start, stop, restart, crash and url of one run agrees on them. A start fails, naming the port, when
+# another process listens there, or when this folder's cluster is already running on another port.
 #
 # PostgreSQL refuses to run as root: when we are root the cluster belongs to the unprivileged
 # `postgres` system user (created by Debian's postgresql package).
@@ -59,6 +67,19 @@ prepare_dirs() {
 PGDATA_DIR() { readlink -f "$DATA_ROOT/pg"; }
 SOCKET_DIR() { readlink -f "$DATA_ROOT/run"; }
 
+# The port the running cluster listens on (postmaster.pid, line 4).
+running_port() { sed -n 4p "$(PGDATA_DIR)/postmaster.pid" 2>/dev/null || true; }
+
+# True when something (PostgreSQL of another checkout, any service) listens on 127.0.0.1:$1; probed
+# the way the postmaster binds, with SO_REUSEADDR, so our own closed connections do not count.
+port_taken() {
+    python3 -c 'import socket, sys
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+try: s.bind(("127.0.0.1", int(sys.argv[1])))
+except OSError: sys.exit(0)
+sys.exit(1)' "$1"
+}
+
 is_running() {
     [ -f "$(PGDATA_DIR)/PG_VERSION" ] || return 1
     as_owner "$(pg_bin)/pg_ctl" -D "$(PGDATA_DIR)" status >/dev/null 2>&1
@@ -77,7 +98,20 @@ cmd_start() {
         echo "pg.sh: creating a PostgreSQL cluster in $(PGDATA_DIR)"
         as_owner "$bin/initdb" -D "$(PGDATA_DIR)" -U postgres --auth=trust --encoding=UTF8 --locale=C.UTF-8 >/dev/null
     fi
-    if is_running; then return 0; fi
+    if is_running; then
+        local running; running="$(running_port)"
+        if [ -n "$running" ] && [ "$running" != "$PORT" ]; then
+            echo "pg.sh: the cluster in $(PGDATA_DIR) already runs on port $running, not $PORT:" \
+                 "stop it first, or set COUNTERSIGN_PG_PORT=$running" >&2
+            exit 1
+        fi
+        return 0
+    fi
+    if port_taken "$PORT"; then
+        echo "pg.sh: 127.0.0.1:$PORT is in use by another process (another PostgreSQL?);" \
+             "set COUNTERSIGN_PG_PORT to a free port (scripts/free-port.py prints one)" >&2
+        exit 1
+    fi
     echo "pg.sh: starting PostgreSQL on 127.0.0.1:$PORT (socket in $(SOCKET_DIR))"
     as_owner "$bin/pg_ctl" -D "$(PGDATA_DIR)" -l "$(PGDATA_DIR)/server.log" -w -t 30 start \
         -o "-c listen_addresses=127.0.0.1 -p $PORT -k $(SOCKET_DIR) -c max_connections=200 -c fsync=${COUNTERSIGN_PG_FSYNC:-on}" >/dev/null
@@ -112,5 +146,7 @@ case "${1:-}" in
     url) echo "postgres://$APP_ROLE@127.0.0.1:$PORT/${2:-countersign}" ;;
     admin-url) echo "postgres://postgres@127.0.0.1:$PORT/${2:-countersign}" ;;
     socket-dir) SOCKET_DIR ;;
-    *) echo "usage: scripts/pg.sh start|stop|restart|crash|status|createdb DB [--fresh]|url DB|admin-url DB|socket-dir" >&2; exit 2 ;;
+    port) if is_running && [ -n "$(running_port)" ]; then running_port; else echo "$PORT"; fi ;;
+    pick-port) if is_running && [ -n "$(running_port)" ]; then running_port; else python3 "$ROOT/scripts/free-port.py"; fi ;;
+    *) echo "usage: scripts/pg.sh start|stop|restart|crash|status|port|pick-port|createdb DB [--fresh]|url DB|admin-url DB|socket-dir" >&2; exit 2 ;;
 esac

@@ -16,8 +16,9 @@
 #   swift       the hostile-input and authorisation-matrix suites (long form; `make test` runs them anyway)
 # Prints a summary table at the end; exit 1 if any part failed.
 #
-# Environment: RELIABILITY_BINARY (default: a debug build made here), RELIABILITY_PG_PORT (5546),
-# RELIABILITY_PORT (first of 5 HTTP ports, 18080), RELIABILITY_OUT (test-output/reliability),
+# Environment: RELIABILITY_BINARY (default: a debug build made here), RELIABILITY_PG_PORT (default:
+# a free port), RELIABILITY_PORT (first of 2 HTTP ports; default: each a free port),
+# RELIABILITY_OUT (test-output/reliability),
 # FUZZ_SECONDS / SOAK_SECONDS / CONTRACT_EXAMPLES to override the form's durations,
 # RELIABILITY_ONLY="fuzz contract ..." to run some parts.
 set -uo pipefail
@@ -40,10 +41,11 @@ else
 fi
 want() { [[ " $parts " == *" $1 "* ]]; }
 
-# A private cluster: never the shared development one.
-export COUNTERSIGN_PG_PORT="${RELIABILITY_PG_PORT:-5546}"
+# A private cluster: never the shared development one, and on a free port unless
+# RELIABILITY_PG_PORT names one (a cluster still running in its folder keeps its port).
 export COUNTERSIGN_PG_DIR="${RELIABILITY_PG_DIR:-$PWD/.data/reliability}"
 PG=scripts/pg.sh
+export COUNTERSIGN_PG_PORT="${RELIABILITY_PG_PORT:-$($PG pick-port)}"
 pg_started=0
 if ! $PG status >/dev/null 2>&1; then
     $PG start >&2 || { echo "reliability: cannot start PostgreSQL" >&2; exit 1; }
@@ -60,7 +62,13 @@ else
     binary="$(swift build --show-bin-path)/countersign"
 fi
 [ -x "$binary" ] || { echo "reliability: no binary at $binary" >&2; exit 1; }
-port="${RELIABILITY_PORT:-18080}"
+# Two HTTP ports, each free: the contract fuzzing server and the fault runs' server (which restarts
+# on its port). RELIABILITY_PORT names the first; the second is then the next one, as before.
+if [ -n "${RELIABILITY_PORT:-}" ]; then
+    port="$RELIABILITY_PORT"; fault_port=$((port + 1))
+else
+    read -r port fault_port <<<"$(python3 scripts/free-port.py 2 | tr '\n' ' ')"
+fi
 db() { $PG createdb "reliab_$1" --fresh >/dev/null && echo "reliab_$1"; }
 
 status=0
@@ -118,7 +126,7 @@ faults() {  # faults NAME SUBCOMMAND ARGS…
     part_started=$SECONDS
     echo "reliability: $name" >&2
     python3 Tests/reliability/reliability.py "$sub" --binary "$binary" --database-url "$($PG url "$database")" \
-        --admin-url "$($PG admin-url "$database")" --port "$((port + 1))" --server-log "$out/$name-server.log" "$@" \
+        --admin-url "$($PG admin-url "$database")" --port "$fault_port" --server-log "$out/$name-server.log" "$@" \
         >"$out/$name.out" 2>"$out/$name.err"
     record "$name" $? "$out/$name.out"
 }

@@ -1,19 +1,30 @@
 #!/usr/bin/env bash
-# `make test`: a fresh test database on the local cluster, every test, then the cluster stopped
-# again if this script started it. Fails on any compiler warning in our own code.
+# `make test`: a fresh test database on a private cluster, every test, then the cluster stopped
+# again if this script started it. Fails on any compiler warning in our own code. Every server and
+# cluster it starts takes a free port (scripts/free-port.py); scripts/ports-taken.sh proves that.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+# A private test cluster (.data/test) on a free port, so the run neither needs 5544 nor touches the
+# development cluster or another checkout's PostgreSQL there. Exported: the outage suites restart it
+# through COUNTERSIGN_PGCTL, and browser-test.sh uses it, with the same port and folder. A caller
+# who sets COUNTERSIGN_PG_PORT (and maybe COUNTERSIGN_PG_DIR) gets that cluster instead, as before.
+# A cluster already running in that folder (an interrupted run's) keeps its port, and is stopped at
+# the end when it is the private one.
 PG=scripts/pg.sh
 started=0
-if ! $PG status; then
-    $PG start
-    started=1
+if [ -z "${COUNTERSIGN_PG_PORT:-}" ]; then
+    [ -n "${COUNTERSIGN_PG_DIR:-}" ] || { export COUNTERSIGN_PG_DIR="$PWD/.data/test"; started=1; }
+    export COUNTERSIGN_PG_PORT="$($PG pick-port)"
 fi
 cleanup() {
     if [ "$started" = 1 ]; then $PG stop || true; fi
 }
 trap cleanup EXIT
+if ! $PG status; then
+    started=1
+    $PG start
+fi
 
 $PG createdb countersign_test --fresh
 export TEST_DATABASE_URL="$($PG url countersign_test)"
@@ -51,7 +62,7 @@ swift test --skip-build --no-parallel --filter DatabaseOutage
 # fresh database and a free port (screenshots in test-output/browser/).
 scripts/browser-test.sh .build/debug/countersign
 
-# Reliability, short form, on its own PostgreSQL cluster (port 5546): each fuzz target for a few
+# Reliability, short form, on its own PostgreSQL cluster (a free port): each fuzz target for a few
 # seconds, contract fuzzing per role, a PostgreSQL restart under load, live socket checks
 # (`make reliability` is the long form; figures in docs/reliability.md).
 RELIABILITY_BINARY="$PWD/.build/debug/countersign" scripts/reliability.sh
