@@ -14,6 +14,7 @@
 #   live        slow clients, idle connections, oversized headers on a real socket
 #   soak        mixed load with memory / descriptor / connection bounds (long form)
 #   swift       the hostile-input and authorisation-matrix suites (long form; `make test` runs them anyway)
+#   linearity   every client-facing parser at n and 4n, CPU ratio at most 6 (Benchmarks/linearity.sh; long form)
 # Prints a summary table at the end; exit 1 if any part failed.
 #
 # Environment: RELIABILITY_BINARY (default: a debug build made here), RELIABILITY_PG_PORT (default:
@@ -34,7 +35,7 @@ results="$out/results.jsonl"
 
 if [ $long = 1 ]; then
     fuzz_seconds="${FUZZ_SECONDS:-600}"; soak_seconds="${SOAK_SECONDS:-1800}"; examples="${CONTRACT_EXAMPLES:-25}"
-    parts="${RELIABILITY_ONLY:-fuzz contract pg-restart pg-crash kill9 live soak swift}"
+    parts="${RELIABILITY_ONLY:-fuzz contract pg-restart pg-crash kill9 live soak swift linearity}"
 else
     fuzz_seconds="${FUZZ_SECONDS:-8}"; soak_seconds="${SOAK_SECONDS:-0}"; examples="${CONTRACT_EXAMPLES:-8}"
     parts="${RELIABILITY_ONLY:-fuzz contract pg-restart pg-crash live}"
@@ -178,6 +179,13 @@ if want swift; then
     issues="$(grep -oE 'with [0-9]+ issues?' "$out/swift.out" | tail -1 | grep -oE '[0-9]+' || echo 0)"
     echo "{\"run\":\"swift hostile+authz\",\"cases\":${tests:-0},\"failures\":${issues:-0},\"ok\":$([ $rc = 0 ] && echo true || echo false)}" >>"$results"
     [ $rc = 0 ] || status=1
+fi
+
+if want linearity; then
+    part_started=$SECONDS
+    echo "reliability: parser linearity (release build)" >&2
+    Benchmarks/linearity.sh >"$out/linearity.out" 2>&1
+    record linearity $? "$out/linearity.out"
 fi
 
 echo "reliability: total $SECONDS s" >&2

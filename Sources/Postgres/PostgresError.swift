@@ -101,8 +101,8 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     /// Builds an error from a failed result, or from the connection when libpq gave no result.
     static func from(result: OpaquePointer?, connection: OpaquePointer) -> PostgresError {
         guard let result else {
-            return PostgresError(isLost(connection) ? .connectionLost : .queryFailed,
-                                 message: lastMessage(of: connection))
+            let message = lastMessage(of: connection)
+            return PostgresError(isLost(connection) || isFatal(message) ? .connectionLost : .queryFailed, message: message)
         }
         func field(_ code: Int32) -> String? {
             guard let pointer = PQresultErrorField(result, code) else { return nil }
@@ -113,7 +113,7 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         if message.isEmpty { message = lastMessage(of: connection) }
         // A server error carries a SQLSTATE; libpq's own (no SQLSTATE) may mean the connection
         // died, which only a probe can tell.
-        let lost = state == nil ? isLost(connection) : PQstatus(connection) != CONNECTION_OK
+        let lost = state == nil ? isLost(connection) || isFatal(message) : PQstatus(connection) != CONNECTION_OK
         let kind = lost ? .connectionLost : state.map(kind(forSQLState:)) ?? .queryFailed
         return PostgresError(kind, message: message, sqlState: state,
                              detail: field(Int32(UInt8(ascii: "D"))),
@@ -129,6 +129,14 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
     static func isLost(_ connection: OpaquePointer) -> Bool {
         if PQstatus(connection) != CONNECTION_OK { return true }
         return PQconsumeInput(connection) == 0 || PQstatus(connection) != CONNECTION_OK
+    }
+
+    /// True for a message the server sends as it ends the session ("FATAL: terminating connection
+    /// due to administrator command" during a fast shutdown): libpq may hand it over as the query's
+    /// error, without a SQLSTATE, before it has seen the connection close. A FATAL error always ends
+    /// the session, so the connection is lost whatever its status says yet.
+    static func isFatal(_ message: String) -> Bool {
+        message.hasPrefix("FATAL:") || message.contains("\nFATAL:")
     }
 
     static func lastMessage(of connection: OpaquePointer) -> String {

@@ -56,6 +56,14 @@ struct ConnectionLossTests {
         #expect(connection.isUsable, "probing must not disturb a healthy connection")
         server.finish()
     }
+
+    @Test("the server's FATAL goodbye, handed over as a query's error before the socket closes, is a lost connection")
+    func fatalMessageMeansLost() {
+        #expect(PostgresError.isFatal("FATAL:  terminating connection due to administrator command"))
+        #expect(PostgresError.isFatal("server closed the connection unexpectedly\nFATAL:  terminating connection due to administrator command"))
+        #expect(!PostgresError.isFatal("ERROR:  relation \"nope\" does not exist"))
+        #expect(!PostgresError.isFatal("server closed the connection unexpectedly"))
+    }
 }
 
 /// Just enough of a PostgreSQL server for one connection on a Unix socket: it accepts the startup
