@@ -88,6 +88,19 @@ write("svc2004", "task1.txt", svc(strokes))
 write("svc2004", "task2-crlf.txt", svc([wave(n=14)], task2=True).replace("\n", "\r\n"))
 write("svc2004", "count-mismatch.txt", "5\n1 2 3 0\n")
 
+# Adversarial shapes (issue 20; Benchmarks/linearity.sh times them at size): small versions, so the
+# fuzzers mutate from the structures that once cost quadratic time or a parse differential.
+write("inkml", "many-attributes-repeat.inkml", "<ink><trace " + " ".join(f'a{i}="1"' for i in range(300))
+      + ' a0="2">0 0, 100 50</trace></ink>')
+write("inkml", "many-siblings.inkml", "<ink>" + '<x a="1"/>' * 300 + "<trace>0 0, 100 50, 200 0</trace></ink>")
+write("ink_json", "duplicate-nested-member.json", '{"canvas":{"width":600,"width":601,"height":200},"strokes":[['
+      + ",".join(json.dumps(p) for p in wave()) + "]]}")
+write("ink_json", "deep-unknown-member.json", '{"canvas":{"width":600,"height":200},"x":' + "[" * 60 + "]" * 60
+      + ',"strokes":[[' + ",".join(json.dumps(p) for p in wave()) + "]]}")
+write("ink_json", "escaped-member-names.json", '{"canv\\u0061s":{"width":600,"height":200},"strokes":[['
+      + ",".join(json.dumps(p) for p in wave()) + "]],\"n\\u006fte\":\"\\u00e9\\u00e9\"}")
+write("signature_pad", "duplicate-point-members.json", '[{"points":[{"x":1,"x":2,"y":2,"time":3}]}]')
+
 # The renderer target: the first byte picks the layout, the rest is any format.
 for i, (name, body) in enumerate([("ink", ink(strokes)), ("pad", pad(strokes)), ("inkml", inkml(strokes)), ("svc", svc(strokes))]):
     write("render", f"{name}.bin", bytes([i * 0x41 & 0xFF]) + body.encode())
