@@ -40,7 +40,7 @@ auditor="$("$BIN" keys create --role auditor --name bench-auditor | tail -1)"
 psql -q "$DATABASE_URL" -c "INSERT INTO deliveries (reference, recipient_name, address)
     SELECT 'E-' || g, 'Recipient ' || g, g || ' Main St' FROM generate_series(0, $N - 1) g ON CONFLICT DO NOTHING"
 
-LOG_LEVEL=warning PORT=$PORT "$BIN" serve > "$OUT/export-bench-server.log" 2>&1 &
+LOG_LEVEL=warning PORT=$PORT DATA_DIR="$OUT/export-bench-data" "$BIN" serve > "$OUT/export-bench-server.log" 2>&1 &
 server=$!
 for _ in $(seq 100); do curl -sf --max-time 2 "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
 

@@ -77,7 +77,7 @@ for round in $(seq 1 "$rounds"); do
         b=$(( (side - 1 + (round - 1) * swapping) % sides ))
         env DATABASE_URL="${urls[$((side - 1))]}" MIGRATIONS_DIR="${migrations[$((side - 1))]}" \
             PORT=${http_ports[$side]} HOST=127.0.0.1 LOG_LEVEL=warning \
-            RATE_LIMIT_PER_SECOND=0 "${binaries[$b]}" serve >"${TMPDIR:-/tmp}/countersign-compare-server$side.log" 2>&1 &
+            RATE_LIMIT_PER_SECOND=0 CHECKPOINT_KEY_GENERATE=true DATA_DIR="${TMPDIR:-/tmp}/countersign-compare-data$side" "${binaries[$b]}" serve >"${TMPDIR:-/tmp}/countersign-compare-server$side.log" 2>&1 &
         servers+=($!)
     done
     for side in $(seq 1 "$sides"); do

@@ -41,7 +41,8 @@ mkdir -p "$out"
 log="$out/contract-server.log"
 DATABASE_URL="$database_url" "$binary" migrate >/dev/null
 token() { DATABASE_URL="$database_url" "$binary" keys create --role "$1" --name "contract $1" 2>&1 | grep -o 'cs_[A-Za-z0-9_-]*' | head -1; }
-DATABASE_URL="$database_url" PORT="$port" HOST=127.0.0.1 LOG_LEVEL=warning "$binary" serve >"$log" 2>&1 &
+DATABASE_URL="$database_url" PORT="$port" HOST=127.0.0.1 LOG_LEVEL=warning CHECKPOINT_KEY_GENERATE=true DATA_DIR="$out/contract-data" \
+    "$binary" serve >"$log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true' EXIT
 # Bounded probes, and stop as soon as the server exits: on a taken port some other listener may
