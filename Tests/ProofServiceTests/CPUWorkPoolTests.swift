@@ -1,5 +1,5 @@
 import Foundation
-import ProofService
+@testable import ProofService
 import Synchronization
 import Testing
 
@@ -62,5 +62,24 @@ struct CPUWorkPoolTests {
         await #expect(throws: Broken.self) { try await pool.run(for: key) { () throws -> Int in throw Broken() } }
         #expect(pool.inFlight == 0)
         #expect(try await pool.run(for: key) { 1 } == 1)
+    }
+}
+
+@Suite("CPU budget per key")
+struct CPUBudgetTests {
+    @Test("a key that spent more CPU than its saved-up burst waits for its share to refill; other keys do not")
+    func spendingWaitsForTheShare() {
+        let budget = CPUBudget(share: 0.25, burst: 2)
+        let (heavy, light) = (UUID(), UUID())
+        #expect(budget.retryAfter(heavy, now: 100) == nil, "a new key starts with a full bucket")
+        budget.charge(heavy, seconds: 1.5, now: 100)
+        #expect(budget.retryAfter(heavy, now: 100) == nil, "0.5 s of credit left")
+        budget.charge(heavy, seconds: 1.5, now: 100)
+        let wait = budget.retryAfter(heavy, now: 100)
+        #expect(wait.map { abs($0 - 4) < 1e-9 } == true, "1 s in debt at 0.25 core per second: 4 s (got \(String(describing: wait)))")
+        #expect(budget.retryAfter(heavy, now: 103) != nil)
+        #expect(budget.retryAfter(heavy, now: 104.01) == nil)
+        budget.charge(light, seconds: 0.01, now: 100)
+        #expect(budget.retryAfter(light, now: 100) == nil)
     }
 }

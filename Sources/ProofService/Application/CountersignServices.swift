@@ -44,7 +44,7 @@ public struct CountersignServices: Sendable {
         self.checkpointKeys = checkpointKeys
         self.registration = DeliveryRegistration(deliveries: deliveries)
         let proofs = ProofRepository(database: database)
-        let work = CPUWorkPool(queueLimit: policy.cpuQueueLimit, perKeyLimit: policy.cpuPerKeyLimit)
+        let work = CPUWorkPool(queueLimit: policy.cpuQueueLimit, perKeyLimit: policy.cpuPerKeyLimit, sharePerKey: policy.cpuSharePerKey)
         self.work = work
         self.intake = ProofIntake(proofs: proofs, policy: policy, work: work, metrics: metrics)
         self.reader = ProofReader(proofs: proofs, deliveries: deliveries, audit: audit, pngCacheBytes: policy.pngCacheBytes,

@@ -37,6 +37,10 @@ public struct APIPolicy: Sendable, Equatable {
     /// CPU jobs one API key may have waiting or running (`CPU_PER_KEY_LIMIT`, default 64); a key
     /// runs at most all cores but one at once whatever this is.
     public var cpuPerKeyLimit: Int = 64
+    /// The share of one core an API key's parsing and rendering may use over time
+    /// (`CPU_SHARE_PER_KEY`, default 0.25, with 2 s of CPU saved up at most); past it, 503 `busy`
+    /// with `Retry-After` until the share refills. A courier uses a small fraction of it.
+    public var cpuSharePerKey: Double = 0.25
 
     /// Creates a policy with the documented defaults.
     public init(geofenceRadiusMeters: Double = 200, clockAheadTolerance: TimeInterval = 300,
@@ -91,6 +95,9 @@ public struct APIPolicy: Sendable, Equatable {
         }
         if let limit = try count("CPU_QUEUE_LIMIT", 1...100_000) { policy.cpuQueueLimit = limit }
         if let limit = try count("CPU_PER_KEY_LIMIT", 1...10_000) { policy.cpuPerKeyLimit = limit }
+        if let share = try number("CPU_SHARE_PER_KEY", "a share of one core in 0.01...64", { (0.01...64).contains($0) }) {
+            policy.cpuSharePerKey = share
+        }
         if let megabytes = try number("PNG_CACHE_MB", "a whole number of MiB in 0...4096 (0 turns the cache off)",
                                       { (0...4096).contains($0) && $0 == $0.rounded() }) {
             policy.pngCacheBytes = Int(megabytes) << 20

@@ -7,9 +7,13 @@ import Synchronization
 /// every request handler, `/healthz` included, runs) or NIO's event loops.
 ///
 /// Fair and bounded: one API key runs at most ``perKeyRunning`` jobs at once (the rest of its jobs
-/// wait their turn, so one client cannot take every core); at most ``queueLimit`` jobs wait or run
-/// in all, and at most ``perKeyLimit`` for one key. Past either limit ``run(for:_:)`` refuses at
-/// once with 503 `busy` and a `Retry-After`, instead of letting a queue grow behind one client.
+/// wait their turn, so one client cannot take every core), and heavy jobs (the largest inputs the
+/// limits allow) run at most ``heavyRunning`` at once in all, so a few clients sending the worst
+/// valid inputs leave a core to everyone else; each key's jobs are charged the CPU they took
+/// against a budget of ``CPUBudget/share`` of a core, so sustained heavy work from one key is
+/// refused until its budget refills. At most ``queueLimit`` jobs wait or run in all, and
+/// at most ``perKeyLimit`` for one key; past either, ``run(for:weight:_:)`` refuses at once with
+/// 503 `busy` and a `Retry-After`, instead of letting a queue grow behind one client.
 public final class CPUWorkPool: Sendable {
     /// The threads, shared by every pool of the process: one per core, started once and never
     /// stopped (a process has one set of cores; each pool bounds its own admissions).
@@ -28,6 +32,16 @@ public final class CPUWorkPool: Sendable {
     public let perKeyLimit: Int
     /// Jobs running at once for one key.
     public let perKeyRunning: Int
+    /// Heavy jobs running at once, in all.
+    public let heavyRunning: Int
+
+    /// How much of a core a job may take.
+    public enum Weight: Sendable {
+        /// An ordinary signature.
+        case light
+        /// An input near the limits (hundreds of kilobytes, tens of thousands of points).
+        case heavy
+    }
 
     private struct KeyState {
         var admitted = 0
@@ -38,28 +52,76 @@ public final class CPUWorkPool: Sendable {
     private struct State {
         var admitted = 0
         var keys: [UUID: KeyState] = [:]
+        var heavyRunning = 0
+        var heavyWaiting: [CheckedContinuation<Void, Never>] = []
     }
 
     private let state = Mutex(State())
+    /// The CPU each key may use over time.
+    let budget: CPUBudget
 
     /// A pool admitting `queueLimit` jobs at once, `perKeyLimit` per key, running `perKeyRunning`
-    /// per key (default: all cores but one, so another client always has a core).
-    public init(queueLimit: Int, perKeyLimit: Int, perKeyRunning: Int = max(1, CPUWorkPool.cores - 1)) {
+    /// per key (default: all cores but one, so another client always has a core) and `heavyRunning`
+    /// heavy jobs in all (default: half the cores).
+    public init(queueLimit: Int, perKeyLimit: Int, perKeyRunning: Int = max(1, CPUWorkPool.cores - 1),
+                heavyRunning: Int = max(1, CPUWorkPool.cores / 2), sharePerKey: Double = 1) {
+        self.budget = CPUBudget(share: sharePerKey)
         self.queueLimit = max(1, queueLimit)
         self.perKeyLimit = max(1, perKeyLimit)
         self.perKeyRunning = max(1, perKeyRunning)
+        self.heavyRunning = max(1, heavyRunning)
     }
 
     /// Runs `work` on the pool's threads on behalf of `key` (nil: work of the service itself,
     /// bounded only by the total); 503 `busy` when the pool or the key is full.
-    public func run<T: Sendable>(for key: UUID?, _ work: @escaping @Sendable () throws -> T) async throws -> T {
+    public func run<T: Sendable>(for key: UUID?, weight: Weight = .light, _ work: @escaping @Sendable () throws -> T) async throws -> T {
+        if let key, let wait = budget.retryAfter(key) {
+            throw ServiceError(.unavailable, code: "busy", detail: "This API key has used its share of the server's CPU; retry later.",
+                               retryAfterSeconds: max(1, Int(wait.rounded(.up))))
+        }
         guard admit(key) else {
             throw ServiceError(.unavailable, code: "busy", detail: "The server is busy rendering; retry shortly.", retryAfterSeconds: 1)
         }
         defer { release(key) }
         if let key { await turn(key) }
         defer { if let key { endTurn(key) } }
-        return try await Self.threads.runIfActive(work)
+        if weight == .heavy { await heavySlot() }
+        defer { if weight == .heavy { endHeavy() } }
+        // Charged whether the work succeeds or throws: refusing an input costs CPU too.
+        let (result, seconds) = try await Self.threads.runIfActive { () -> (Result<T, any Error>, Double) in
+            let start = CPUBudget.threadSeconds()
+            let result = Result { try work() }
+            return (result, CPUBudget.threadSeconds() - start)
+        }
+        if let key { budget.charge(key, seconds: seconds) }
+        return try result.get()
+    }
+
+    /// Waits until fewer than ``heavyRunning`` heavy jobs run, then counts this one.
+    private func heavySlot() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = state.withLock { state in
+                if state.heavyRunning < heavyRunning {
+                    state.heavyRunning += 1
+                    return true
+                }
+                state.heavyWaiting.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// Hands the finished heavy job's slot to the next waiting one, if any.
+    private func endHeavy() {
+        let next: CheckedContinuation<Void, Never>? = state.withLock { state in
+            if state.heavyWaiting.isEmpty {
+                state.heavyRunning -= 1
+                return nil
+            }
+            return state.heavyWaiting.removeFirst()
+        }
+        next?.resume()
     }
 
     /// Jobs waiting or running now (for tests and metrics).

@@ -39,12 +39,15 @@ public struct ProofIntake: Sendable {
     public func accept(_ upload: ReceivedUpload, reference: String, actor: Actor, receivedAt: Date, origin: AuditOrigin,
                        idempotencyKey: String?, respond: (RecordedProof) -> IdempotentResponse) async throws -> IdempotentResponse {
         let parser = parser
-        let capture = try await work.run(for: actor.keyID) { [json = upload.json] in try ProofUpload.parse(json, parser: parser) }
+        let capture = try await work.run(for: actor.keyID, weight: Self.weight(bytes: upload.json.count)) { [json = upload.json] in
+            try ProofUpload.parse(json, parser: parser)
+        }
         guard let state = try await proofs.deliveryState(reference: reference) else { throw ServiceError.deliveryNotFound(reference) }
         if state.proofID != nil { throw Self.alreadyRecorded(reference) }
         let assessment = ProofAssessment(location: capture.location, destination: state.destination,
                                          capturedAt: capture.capturedAt.date, receivedAt: receivedAt, policy: policy)
-        let (ink, image, renderOptionsJSON) = try await work.run(for: actor.keyID) { [self] in try render(capture) }
+        let weight: CPUWorkPool.Weight = capture.ink.pointCount > Self.heavyPoints ? .heavy : .light
+        let (ink, image, renderOptionsJSON) = try await work.run(for: actor.keyID, weight: weight) { [self] in try render(capture) }
         let recorded = RecordedProof(id: UUID(), reference: reference, receivedAt: receivedAt, bodySHA256: upload.sha256,
                                      pngSHA256: SHA256.hash(image.png),
                                      distanceToDestinationMeters: assessment.distanceToDestinationMeters, flags: assessment.flags)
@@ -93,6 +96,14 @@ public struct ProofIntake: Sendable {
             throw error
         }
     }
+
+    /// Bodies and stored inks above this many bytes, and inks above ``heavyPoints`` points, are
+    /// heavy work (``CPUWorkPool/Weight``): a signature is a few kilobytes and a few hundred points.
+    public static let heavyBytes = 64 << 10
+    public static let heavyPoints = 5_000
+
+    /// The weight of parsing `bytes` of input.
+    public static func weight(bytes: Int) -> CPUWorkPool.Weight { bytes > heavyBytes ? .heavy : .light }
 
     /// 409 for a second proof of one delivery.
     public static func alreadyRecorded(_ reference: String) -> ServiceError {
