@@ -38,9 +38,10 @@ public struct APIPolicy: Sendable, Equatable {
     /// runs at most all cores but one at once whatever this is.
     public var cpuPerKeyLimit: Int = 64
     /// The share of one core an API key's parsing and rendering may use over time
-    /// (`CPU_SHARE_PER_KEY`, default 0.25, with 2 s of CPU saved up at most); past it, 503 `busy`
-    /// with `Retry-After` until the share refills. A courier uses a small fraction of it.
-    public var cpuSharePerKey: Double = 0.25
+    /// (`CPU_SHARE_PER_KEY`, default 1: one core, with 2 s of CPU saved up at most); past it, 503
+    /// `busy` with `Retry-After` until the share refills. A courier uses a small fraction of it; one
+    /// key uploading for a whole fleet (a carrier's back end) reaches about half of it on 8 connections.
+    public var cpuSharePerKey: Double = 1
 
     /// Creates a policy with the documented defaults.
     public init(geofenceRadiusMeters: Double = 200, clockAheadTolerance: TimeInterval = 300,
