@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The render options of a proof as facts: the members of their JSON object by name, each value
 /// by kind, so the same options give the same bytes whether read from the text the service wrote
@@ -24,8 +25,19 @@ public enum RenderOptionsDigest {
         }
     }
 
+    /// The last options encoded: every upload of a process stores the same options, so recording
+    /// a proof costs no JSON decoding.
+    private static let last = Mutex<(json: String, bytes: [UInt8])?>(nil)
+
     /// The canonical bytes of the options object `json`.
     public static func canonical(_ json: String) -> [UInt8] {
+        if let cached = last.withLock({ $0 }), cached.json == json { return cached.bytes }
+        let bytes = encode(json)
+        last.withLock { $0 = (json, bytes) }
+        return bytes
+    }
+
+    static func encode(_ json: String) -> [UInt8] {
         guard let members = try? JSONDecoder().decode([String: Value].self, from: Data(json.utf8)) else { return [0xFF] }
         var out = CanonicalEncoder()
         out.uint32(UInt32(members.count))
