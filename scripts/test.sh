@@ -62,6 +62,10 @@ swift test --skip-build --no-parallel --filter DatabaseOutage
 # fresh database and a free port (screenshots in test-output/browser/).
 scripts/browser-test.sh .build/debug/countersign
 
+# A client generated from public/openapi.yaml (openapi-python-client) uploads each of the
+# document's proof examples to a live server; every JSON example matches its schema.
+scripts/generated-client-smoke.sh .build/debug/countersign
+
 # Reliability, short form, on its own PostgreSQL cluster (a free port): each fuzz target for a few
 # seconds, contract fuzzing per role, a PostgreSQL restart under load, live socket checks
 # (`make reliability` is the long form; figures in docs/reliability.md).
