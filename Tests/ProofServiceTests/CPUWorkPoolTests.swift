@@ -54,6 +54,18 @@ struct CPUWorkPoolTests {
         #expect(try await pool.run(for: nil) { 8 } == 8)
     }
 
+    @Test("heavy jobs run on threads of lower priority; ordinary jobs at normal priority")
+    func heavyJobsRunBelowOrdinaryOnes() async throws {
+        let pool = CPUWorkPool(queueLimit: 8, perKeyLimit: 8)
+        let key = UUID()
+        let light = try await pool.run(for: key, weight: .light) { ThreadPriority.current() }
+        let heavy = try await pool.run(for: key, weight: .heavy) { ThreadPriority.current() }
+        #expect(light == 0, "an ordinary upload's parse and render keep the process's priority")
+        #expect(heavy == CPUWorkPool.heavyNiceness, "the largest inputs yield the CPU to everything else")
+        let again = try await pool.run(for: nil, weight: .light) { ThreadPriority.current() }
+        #expect(again == 0, "the ordinary threads never inherit the heavy threads' priority")
+    }
+
     @Test("a job's error reaches the caller and frees its place and its turn")
     func errorsFreeTheirPlace() async throws {
         struct Broken: Error {}

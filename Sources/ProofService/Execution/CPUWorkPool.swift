@@ -8,8 +8,8 @@ import Synchronization
 ///
 /// Fair and bounded: one API key runs at most ``perKeyRunning`` jobs at once (the rest of its jobs
 /// wait their turn, so one client cannot take every core), and heavy jobs (the largest inputs the
-/// limits allow) run at most ``heavyRunning`` at once in all, so a few clients sending the worst
-/// valid inputs leave a core to everyone else; each key's jobs are charged the CPU they took
+/// limits allow) run on threads of their own — half the cores, at a lower priority — so a few
+/// clients sending the worst valid inputs leave the other cores to everyone else; each key's jobs are charged the CPU they took
 /// against a budget of ``CPUBudget/share`` of a core, so sustained heavy work from one key is
 /// refused until its budget refills. At most ``queueLimit`` jobs wait or run in all, and
 /// at most ``perKeyLimit`` for one key; past either, ``run(for:weight:_:)`` refuses at once with
@@ -23,6 +23,23 @@ public final class CPUWorkPool: Sendable {
         return pool
     }()
 
+    /// Heavy jobs' threads: half the cores, at a lower scheduling priority (nice
+    /// ``heavyNiceness``). Work-conserving: on an idle machine a heavy job gets a whole core, but
+    /// while ordinary uploads, request handlers or PostgreSQL want the CPU the kernel gives them
+    /// most of it, so a few clients sending the largest valid inputs slow everyone else far less
+    /// than a core each would (Benchmarks/hostile_load.sh measures it).
+    static let heavyThreads: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: heavyThreadCount)
+        pool.start()
+        return pool
+    }()
+
+    /// Threads for heavy jobs: half the cores, at least one.
+    public static let heavyThreadCount = max(1, cores / 2)
+
+    /// The nice value of heavy jobs' threads (0 is normal, 19 the lowest priority).
+    static let heavyNiceness: Int32 = 10
+
     /// The cores this process may use.
     public static let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
 
@@ -32,8 +49,6 @@ public final class CPUWorkPool: Sendable {
     public let perKeyLimit: Int
     /// Jobs running at once for one key.
     public let perKeyRunning: Int
-    /// Heavy jobs running at once, in all.
-    public let heavyRunning: Int
 
     /// How much of a core a job may take.
     public enum Weight: Sendable {
@@ -52,24 +67,19 @@ public final class CPUWorkPool: Sendable {
     private struct State {
         var admitted = 0
         var keys: [UUID: KeyState] = [:]
-        var heavyRunning = 0
-        var heavyWaiting: [CheckedContinuation<Void, Never>] = []
     }
 
     private let state = Mutex(State())
     /// The CPU each key may use over time.
     let budget: CPUBudget
 
-    /// A pool admitting `queueLimit` jobs at once, `perKeyLimit` per key, running `perKeyRunning`
-    /// per key (default: all cores but one, so another client always has a core) and `heavyRunning`
-    /// heavy jobs in all (default: half the cores).
-    public init(queueLimit: Int, perKeyLimit: Int, perKeyRunning: Int = max(1, CPUWorkPool.cores - 1),
-                heavyRunning: Int = max(1, CPUWorkPool.cores / 2), sharePerKey: Double = 1) {
+    /// A pool admitting `queueLimit` jobs at once, `perKeyLimit` per key, and running `perKeyRunning`
+    /// per key (default: all cores but one, so another client always has a core).
+    public init(queueLimit: Int, perKeyLimit: Int, perKeyRunning: Int = max(1, CPUWorkPool.cores - 1), sharePerKey: Double = 1) {
         self.budget = CPUBudget(share: sharePerKey)
         self.queueLimit = max(1, queueLimit)
         self.perKeyLimit = max(1, perKeyLimit)
         self.perKeyRunning = max(1, perKeyRunning)
-        self.heavyRunning = max(1, heavyRunning)
     }
 
     /// Runs `work` on the pool's threads on behalf of `key` (nil: work of the service itself,
@@ -85,43 +95,16 @@ public final class CPUWorkPool: Sendable {
         defer { release(key) }
         if let key { await turn(key) }
         defer { if let key { endTurn(key) } }
-        if weight == .heavy { await heavySlot() }
-        defer { if weight == .heavy { endHeavy() } }
         // Charged whether the work succeeds or throws: refusing an input costs CPU too.
-        let (result, seconds) = try await Self.threads.runIfActive { () -> (Result<T, any Error>, Double) in
+        let threads = weight == .heavy ? Self.heavyThreads : Self.threads
+        let (result, seconds) = try await threads.runIfActive { () -> (Result<T, any Error>, Double) in
+            if weight == .heavy { ThreadPriority.lower(to: Self.heavyNiceness) }
             let start = CPUBudget.threadSeconds()
             let result = Result { try work() }
             return (result, CPUBudget.threadSeconds() - start)
         }
         if let key { budget.charge(key, seconds: seconds) }
         return try result.get()
-    }
-
-    /// Waits until fewer than ``heavyRunning`` heavy jobs run, then counts this one.
-    private func heavySlot() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { state in
-                if state.heavyRunning < heavyRunning {
-                    state.heavyRunning += 1
-                    return true
-                }
-                state.heavyWaiting.append(continuation)
-                return false
-            }
-            if now { continuation.resume() }
-        }
-    }
-
-    /// Hands the finished heavy job's slot to the next waiting one, if any.
-    private func endHeavy() {
-        let next: CheckedContinuation<Void, Never>? = state.withLock { state in
-            if state.heavyWaiting.isEmpty {
-                state.heavyRunning -= 1
-                return nil
-            }
-            return state.heavyWaiting.removeFirst()
-        }
-        next?.resume()
     }
 
     /// Jobs waiting or running now (for tests and metrics).
