@@ -62,6 +62,10 @@ swift test --skip-build --no-parallel --filter DatabaseOutage
 # fresh database and a free port (screenshots in test-output/browser/).
 scripts/browser-test.sh .build/debug/countersign
 
+# The reference verifier (Python, written from docs/audit.md alone) on a real bundle and database
+# and on tampered copies of both (scripts/reference-verifier/run.sh).
+scripts/reference-verifier/run.sh .build/debug/countersign
+
 # Reliability, short form, on its own PostgreSQL cluster (a free port): each fuzz target for a few
 # seconds, contract fuzzing per role, a PostgreSQL restart under load, live socket checks
 # (`make reliability` is the long form; figures in docs/reliability.md).
