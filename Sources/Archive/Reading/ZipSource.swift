@@ -39,7 +39,7 @@ public final class ZipFile: ZipSource {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { throw ZipArchiveReader.Failure(message: "cannot open \(path): \(String(cString: strerror(errno)))") }
         var status = stat()
-        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+        guard fstat(descriptor, &status) == 0, (status.st_mode & mode_t(S_IFMT)) == mode_t(S_IFREG) else {
             close(descriptor)
             throw ZipArchiveReader.Failure(message: "\(path) is not a regular file")
         }

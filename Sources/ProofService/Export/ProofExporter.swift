@@ -103,7 +103,7 @@ public struct ProofExporter: Sendable {
             for packed in try await pack(proofs) { try await bundle.write(packed, to: sink) }
             count += proofs.count
             progress?(count, total)
-        }, segment: { event in
+        }, withSegments: true, segment: { event in
             try await bundle.write(event: event, to: sink)
         })
         guard let signed else { throw ExportError.noSnapshot }

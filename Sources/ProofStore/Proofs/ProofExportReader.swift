@@ -28,11 +28,11 @@ public struct ProofExportReader: Sendable {
 
     /// Opens a REPEATABLE READ, READ ONLY transaction, hands `start` the snapshot's heads and count,
     /// then `each` every proof with `since <= received_at < until`, by `(received_at, id)`, in
-    /// pages; then, when `segment` is given, every event of each chain from the oldest read proof's
+    /// pages; then, `withSegments`, `segment` every event of each chain from the oldest read proof's
     /// event up to the chain's head in the snapshot, by ascending `seq` (``AuditSegment``).
     public func read(since: Date?, until: Date?, start: (Snapshot) async throws -> Void,
-                     each: ([ExportedProof]) async throws -> Void,
-                     segment: ((AuditEvent) async throws -> Void)? = nil) async throws {
+                     each: ([ExportedProof]) async throws -> Void, withSegments: Bool = false,
+                     segment: (AuditEvent) async throws -> Void = { _ in }) async throws {
         try await database.withTransaction(isolation: "REPEATABLE READ, READ ONLY") { session in
             let heads = try await AuditCheckpointStore.heads(in: session)
             /// `since <= received_at < until`, as a fresh filter to add to.
@@ -84,7 +84,7 @@ public struct ProofExportReader: Sendable {
                 try await each(proofs)
                 if rows.count < pageSize { break }
             }
-            if let segment { try await bounds.read(in: session, each: segment) }
+            if withSegments { try await bounds.read(in: session, each: segment) }
         }
     }
 

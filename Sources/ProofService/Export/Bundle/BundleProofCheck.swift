@@ -20,9 +20,10 @@ enum BundleProofCheck {
     }
 
     /// Checks the folder `folder` (`deliveries/<reference>/`), whose `metadata.json` is `metadata`
-    /// and whose other files are `files` (by name), against `event` (nil: none found).
+    /// and whose other files are `files` (by name), against the event `event` gives for the proof
+    /// id (nil: none), told what the folder's own digests are (so an index can answer from those).
     static func check(folder: String, metadata: [UInt8], files: [String: FileFacts],
-                      event: (UUID) -> RecordedEventDigests?) -> Outcome {
+                      event: (UUID, RecordedEventDigests) -> RecordedEventDigests?) -> Outcome {
         var failures: [ExportBundleVerifier.Failure] = []
         func fail(_ name: String, _ reason: String) { failures.append(.init(file: folder + name, reason: reason)) }
         let document: BundleProofReading
@@ -56,7 +57,10 @@ enum BundleProofCheck {
         if let png = files["signature.png"], Digest32(hex: proof.png.sha256) != png.sha256 {
             fail("metadata.json", "png.sha256 does not describe signature.png")
         }
-        guard let recorded = event(proof.proofID) else {
+        let facts = Digest32(document.facts.digest)
+        let actual = RecordedEventDigests(seq: 0, chain: 0, subject: "delivery:" + proof.reference, points: files["points"]?.sha256,
+                                          png: files["signature.png"]?.sha256, ink: files["ink"]?.sha256, metadata: facts)
+        guard let recorded = event(proof.proofID, actual) else {
             fail("", "proof \(proof.proofID.uuidString.lowercased()) has no proof_recorded event in the bundle's audit segments")
             return Outcome(proofID: proof.proofID, failures: failures)
         }
@@ -75,11 +79,8 @@ enum BundleProofCheck {
         bound("points", recorded.points, "points_sha256")
         bound("signature.png", recorded.png, "png_sha256")
         bound("ink", recorded.ink, "ink_sha256")
-        if let expected = recorded.metadata {
-            let digest = Digest32(document.facts.digest)
-            if digest != expected {
-                fail("metadata.json", "its proof facts hash to \(digest), but \(at) binds metadata_sha256 \(expected)")
-            }
+        if let expected = recorded.metadata, facts != expected {
+            fail("metadata.json", "its proof facts hash to \(facts), but \(at) binds metadata_sha256 \(expected)")
         }
         return Outcome(proofID: proof.proofID, failures: failures)
     }

@@ -39,7 +39,7 @@ struct BundleProofPacker: Sendable {
         }
         let metadata = BundleProofDocument.encode(proof, files: digests)
         let recorded = proof.event.flatMap(RecordedEventDigests.of)
-        let outcome = BundleProofCheck.check(folder: folder, metadata: metadata, files: facts) { id in
+        let outcome = BundleProofCheck.check(folder: folder, metadata: metadata, files: facts) { id, _ in
             recorded.flatMap { $0.0 == id ? $0.1 : nil }
         }
         if !outcome.failures.isEmpty { throw ExportError.proofFailsVerification(reference: reference, failures: outcome.failures) }

@@ -39,7 +39,7 @@ struct BundleStreamWriter {
 
     /// Adds one event of an audit segment (events come by ascending seq).
     mutating func write(event: AuditEvent, to sink: ([UInt8]) async throws -> Void) async throws {
-        var segment = segments[event.chain] ?? (event.seq, [], 0)
+        var segment = segments[event.chain] ?? (first: event.seq, lines: [], count: 0)
         segment.lines += BundleEventLine.encode(event)
         segment.count += 1
         segments[event.chain] = segment
@@ -77,7 +77,8 @@ struct BundleStreamWriter {
         pendingLines = []
         pendingLineCount = 0
         try await add(name, lines, compress: true, to: sink)
-        checksumFiles.append(ExportManifest.File(path: name, bytes: lines.count, sha256: try await offload.run { SHA256.hex(lines) }))
+        let digest = try await offload.run { SHA256.hex(lines) }
+        checksumFiles.append(ExportManifest.File(path: name, bytes: lines.count, sha256: digest))
     }
 
     private mutating func add(_ name: String, _ contents: [UInt8], compress: Bool, to sink: ([UInt8]) async throws -> Void) async throws {

@@ -1,4 +1,5 @@
 import Cryptography
+import ProofStore
 
 /// A SHA-256 digest held inline (four words, no heap array): what the bundle verifier keeps per
 /// proof while it reads a bundle, so a million proofs cost tens of megabytes, not hundreds.
@@ -7,7 +8,7 @@ struct Digest32: Hashable, Sendable, CustomStringConvertible {
 
     init(_ bytes: [UInt8]) {
         precondition(bytes.count == 32, "a SHA-256 digest is 32 bytes")
-        func word(_ at: Int) -> UInt64 { bytes[at..<at + 8].reduce(0) { $0 << 8 | UInt64($1) } }
+        func word(_ at: Int) -> UInt64 { bytes[at..<at + 8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
         words = (word(0), word(8), word(16), word(24))
     }
 

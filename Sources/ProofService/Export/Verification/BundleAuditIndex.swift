@@ -6,14 +6,14 @@ import ProofStore
 /// (`audit/chain-CC/*.ndjson`, by chain and then seq), checks that each links to the one before it
 /// and that each chain's segment ends exactly at the head the signed checkpoint names — which
 /// proves every event in it is in the log the checkpoint covers — and indexes the
-/// `proof_recorded` events by proof id for ``BundleProofScan``.
+/// `proof_recorded` events by proof id for ``BundleProofScan`` (``BundleEventIndex``).
 enum BundleAuditIndex {
     /// The events of the segments' `proof_recorded` events, by proof id.
     static func build(_ archive: ZipArchiveReader, segments: [(name: String, entry: ZipArchiveReader.Entry)], heads: [AuditChainHead],
-                      report: inout ExportBundleVerifier.Report) -> [UUID: RecordedEventDigests] {
+                      report: inout ExportBundleVerifier.Report) -> BundleEventIndex {
         func fail(_ file: String, _ reason: String) { report.failures.append(.init(file: file, reason: reason)) }
         let signed = Dictionary(heads.map { ($0.chain, $0) }, uniquingKeysWith: { first, _ in first })
-        var index: [UUID: RecordedEventDigests] = [:]
+        var index = BundleEventIndex(archive: archive)
         var chain: Int16?
         var last: (seq: Int64, hash: [UInt8])?
         var lastFile = ""
@@ -41,6 +41,9 @@ enum BundleAuditIndex {
                 last = nil
             }
             lastFile = name
+            if let firstSeq = Int64(name.split(separator: "/").last?.dropLast(7) ?? "") {
+                index.files[fileChain, default: []].append((firstSeq: firstSeq, entry: entry))
+            }
             let contents: [UInt8]
             do {
                 contents = try archive.contents(of: entry, limit: 256 << 20)
@@ -63,9 +66,9 @@ enum BundleAuditIndex {
                     fail(name, "event seq \(event.seq) does not follow seq \(last.seq) of its chain (prev_hash \(event.prevHash.hexString))")
                 }
                 last = (event.seq, event.hash)
-                if let (id, digests) = RecordedEventDigests.of(event) {
-                    if index[id] != nil { fail(name, "proof \(id.uuidString.lowercased()) has two proof_recorded events") }
-                    index[id] = digests
+                if let recorded = RecordedEventDigests.of(event) {
+                    if index.contains(recorded.0) { fail(name, "proof \(recorded.0.uuidString.lowercased()) has two proof_recorded events") }
+                    index.insert(recorded.0, recorded.1)
                 }
             }
         }

@@ -18,7 +18,7 @@ enum BundleProofScan {
         var pending: [(name: String, sha256: Digest32)] = []
     }
 
-    static func scan(_ archive: ZipArchiveReader, checksums: [ExportManifest.File], events: inout [UUID: RecordedEventDigests],
+    static func scan(_ archive: ZipArchiveReader, checksums: [ExportManifest.File], events: inout BundleEventIndex,
                      report: inout ExportBundleVerifier.Report) {
         var failures: [ExportBundleVerifier.Failure] = []
         func fail(_ file: String, _ reason: String) { failures.append(.init(file: file, reason: reason)) }
@@ -30,7 +30,7 @@ enum BundleProofScan {
         func finishFolder() {
             guard let folder = state.folder else { return }
             if let metadata = state.metadata {
-                let outcome = BundleProofCheck.check(folder: folder, metadata: metadata, files: state.files) { events.removeValue(forKey: $0) }
+                let outcome = BundleProofCheck.check(folder: folder, metadata: metadata, files: state.files) { events.take($0, actual: $1) }
                 failures += outcome.failures
                 proofs += 1
             } else {
@@ -82,7 +82,7 @@ enum BundleProofScan {
                 do {
                     contents = try archive.contents(of: entry, limit: 256 << 20)
                 } catch {
-                    fail(name, error.message)
+                    fail(name, "\(error)")
                     return
                 }
                 if name.hasPrefix(BundleLayout.checksumsPrefix) {
@@ -91,7 +91,7 @@ enum BundleProofScan {
                     return
                 }
                 let digest = Digest32.of(contents)
-                state.pending.append((name, digest))
+                state.pending.append((name: name, sha256: digest))
                 if name.hasPrefix(BundleLayout.deliveriesPrefix), let slash = name.lastIndex(of: "/") {
                     let folder = String(name[...slash]), file = String(name[name.index(after: slash)...])
                     if folder != state.folder {
@@ -111,7 +111,7 @@ enum BundleProofScan {
                 }
             }
         } catch {
-            fail("bundle", error.message)
+            fail("bundle", "\(error)")
         }
         finishFolder()
         for (file, _) in state.pending { fail(file, "is not covered by any checksums file") }
