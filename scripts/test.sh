@@ -66,6 +66,10 @@ scripts/browser-test.sh .build/debug/countersign
 # document's proof examples to a live server; every JSON example matches its schema.
 scripts/generated-client-smoke.sh .build/debug/countersign
 
+# The reference verifier (Python, written from docs/audit.md alone) on a real bundle and database
+# and on tampered copies of both (scripts/reference-verifier/run.sh).
+scripts/reference-verifier/run.sh .build/debug/countersign
+
 # Reliability, short form, on its own PostgreSQL cluster (a free port): each fuzz target for a few
 # seconds, contract fuzzing per role, a PostgreSQL restart under load, live socket checks
 # (`make reliability` is the long form; figures in docs/reliability.md).

@@ -47,10 +47,12 @@ struct ExportCommand: AsyncParsableCommand {
             throw ValidationError("cannot write \(temporary)")
         }
         let progress = ProgressBar(enabled: isatty(STDERR_FILENO) == 1)
+        // Rendering, checksums and deflate run on the pool's threads, one per core.
+        let work = CPUWorkPool(queueLimit: 4 * CPUWorkPool.cores + 4, perKeyLimit: 4 * CPUWorkPool.cores + 4)
         do {
             let (sinceDate, untilDate) = (try Self.date(since, "--since"), try Self.date(until, "--until"))
             var bundleHash = SHA256Hasher()  // of the bytes as written, for --archive
-            let summary = try await ProofExporter(database: database, key: key).export(
+            let summary = try await ProofExporter(database: database, key: key, work: work).export(
                 format: ProofExporter.Format(rawValue: format)!, since: sinceDate, until: untilDate,
                 progress: { done, total in progress.show(done, total) },
                 sink: { chunk in

@@ -92,10 +92,13 @@ struct VerifyCommand: AsyncParsableCommand {
     }
 
     func verifyBundle(_ path: String, trusted: TrustedKeys) throws {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw ValidationError("cannot read \(path)")
+        // Read through the central directory, one entry at a time: never the whole file (issue 23).
+        let report: ExportBundleVerifier.Report
+        do {
+            report = try ExportBundleVerifier.verify(file: path, trusting: trusted)
+        } catch {
+            throw ValidationError("\(error)")
         }
-        let report = ExportBundleVerifier.verify(Array(data), trusting: trusted)
         if trusted.isEmpty {
             Self.warn("the bundle was checked with its own public_key.pem (key \(report.keyID ?? "?")): "
                       + "this proves it is intact, not who signed it")
@@ -108,7 +111,10 @@ struct VerifyCommand: AsyncParsableCommand {
             let checkpoint = report.checkpointVersion == 1
                 ? "audit checkpoint v1 seq \(report.checkpointSeq ?? 0) head \(report.checkpointHeadHash ?? "?")"
                 : "audit checkpoint v2 of \(report.checkpointHeads.count) chains, newest seq \(report.checkpointSeq ?? 0)"
-            print("bundle valid: \(report.verifiedFiles) files, \(report.proofCount) proofs, signed by \(report.keyID ?? "?") "
+            let standalone = report.format == ExportManifest.formatTag
+                ? "\(report.verifiedProofs) proofs each matching its audit event, \(report.auditEvents) audit events re-hashed to the signed heads, "
+                : ""
+            print("bundle valid: \(report.verifiedFiles) files, \(report.proofCount) proofs, " + standalone + "signed by \(report.keyID ?? "?") "
                   + "(\(report.publicKey ?? "?")), " + checkpoint
                   + (report.signerPinned ? "; signer trusted" : " (signer NOT checked: --trust-embedded-key)"))
         } else {

@@ -95,7 +95,7 @@ struct KeyCustodyTests {
 
                 // The manifest's checkpoint carries key_id; one that does not match public_key fails.
                 let archive = try ZipArchiveReader(bundle)
-                let manifestEntry = try #require(archive.entries.first { $0.name == "manifest.json" })
+                let manifestEntry = try #require(try archive.entries.first { $0.name == "manifest.json" })
                 var manifest = try #require(try JSONSerialization.jsonObject(with: Data(try archive.contents(of: manifestEntry))) as? [String: Any])
                 var signed = try #require(manifest["checkpoint"] as? [String: Any])
                 #expect(signed["key_id"] as? String == key.keyID)
@@ -105,11 +105,11 @@ struct KeyCustodyTests {
                 let signature = try harness.checkpointKey.signature(for: edited)
                 var writer = ZipArchiveWriter()
                 var repacked: [UInt8] = []
-                for entry in archive.entries {
+                for entry in try archive.entries {
                     let contents = entry.name == "manifest.json" ? edited : entry.name == "manifest.sig" ? signature : try archive.contents(of: entry)
-                    repacked += writer.add(entry.name, contents: contents, modified: Date(), compress: false)
+                    repacked += try writer.add(entry.name, contents: contents, modified: Date(), compress: false)
                 }
-                repacked += writer.finish()
+                repacked += try writer.finish()
                 let mismatch = ExportBundleVerifier.verify(repacked, trustedKey: key)
                 #expect(mismatch.failures.contains { $0.file == "manifest.json" && $0.reason.contains("key_id") }, "\(mismatch.failures)")
             }

@@ -58,6 +58,6 @@ public struct CountersignServices: Sendable {
 
     /// An exporter signing with `key` (on the primary: it must see every committed proof).
     public func exporter(signingWith key: Ed25519PrivateKey) -> ProofExporter {
-        ProofExporter(database: database, key: key)
+        ProofExporter(database: database, key: key, work: work)
     }
 }

@@ -6,10 +6,14 @@ import ProofStore
 /// chain's head, read right after the export's snapshot opened (so it covers every event that
 /// snapshot saw). `manifest.sig` is the Ed25519 signature of its exact bytes.
 public struct ExportManifest: Codable, Equatable {
-    /// The manifest format tag: v2 carries a version 2 checkpoint (every chain's head).
-    public static let formatTag = "countersign.export/v2"
-    /// Tags this version still verifies: v1 bundles carry a version 1 checkpoint (one chain).
-    public static let knownFormats: Set<String> = ["countersign.export/v1", formatTag]
+    /// The manifest format tag: v3 lists checksum files (``checksums``) instead of every file, and
+    /// its bundle carries the audit chain segments and each proof's canonical ink (docs/audit.md).
+    public static let formatTag = "countersign.export/v3"
+    /// v2: every file in ``files``, a version 2 checkpoint (every chain's head); v1: a version 1
+    /// checkpoint (one chain). Both still verify, as they did.
+    public static let legacyFormats: Set<String> = ["countersign.export/v1", "countersign.export/v2"]
+    /// Tags this version verifies.
+    public static let knownFormats: Set<String> = legacyFormats.union([formatTag])
 
     public struct File: Codable, Equatable {
         public var path: String
@@ -27,19 +31,23 @@ public struct ExportManifest: Codable, Equatable {
     public var period: Period
     public var proofCount: Int
     public var checkpoint: CheckpointResource
-    public var files: [File]
+    /// v1 and v2: every file of the bundle but the manifest, its signature and the public key.
+    public var files: [File]?
+    /// v3: the `checksums/*.sha256` files, in order, which list every other file.
+    public var checksums: [File]?
 
     enum CodingKeys: String, CodingKey {
-        case format, period, checkpoint, files
+        case format, period, checkpoint, files, checksums
         case createdAt = "created_at", proofCount = "proof_count"
     }
 
-    public init(createdAt: Date, since: Date?, until: Date?, proofCount: Int, checkpoint: AuditCheckpoint, files: [File]) {
+    /// A version 3 manifest.
+    public init(createdAt: Date, since: Date?, until: Date?, proofCount: Int, checkpoint: AuditCheckpoint, checksums: [File]) {
         self.createdAt = RFC3339Timestamp.format(createdAt)
         self.period = Period(since: since.map(RFC3339Timestamp.format), until: until.map(RFC3339Timestamp.format))
         self.proofCount = proofCount
         self.checkpoint = CheckpointResource(checkpoint)
-        self.files = files
+        self.checksums = checksums
     }
 
     /// The manifest's bytes (sorted keys, so the same content gives the same bytes).

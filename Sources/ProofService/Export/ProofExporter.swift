@@ -7,13 +7,19 @@ import SignatureKit
 import SignatureRender
 
 /// Writes the proofs received in a period as a ZIP bundle, NDJSON or CSV, to a byte sink, in
-/// constant memory: proofs are read in pages from one snapshot and each is written out before the
-/// next page is fetched. Used by `GET /v1/exports/proofs` and by `countersign export`.
+/// bounded memory: proofs are read in pages from one snapshot and each page is written out before
+/// the next is fetched; nothing is kept per proof. Used by `GET /v1/exports/proofs` and by
+/// `countersign export`.
 ///
-/// A ZIP bundle holds, per proof, `deliveries/<reference>/metadata.json`, `signature.png`,
-/// `signature.svg` and `points` (the original request body), then `manifest.json` (every file's
-/// SHA-256 and size, and a signed checkpoint of the audit chains' heads covering the export's snapshot),
-/// `manifest.sig` (64-byte Ed25519 signature of `manifest.json`) and `public_key.pem`.
+/// A ZIP bundle (format version 3, docs/audit.md "Export bundles", ``BundleLayout``) holds per proof
+/// `deliveries/<reference>/metadata.json`, `signature.png`, `signature.svg`, `points` (the original
+/// request body) and `ink` (the canonical ink); the audit chain segments that link every proof's
+/// `proof_recorded` event to the signed checkpoint; `checksums/*.sha256` over all of them;
+/// `manifest.json` (the checksum files' digests and the signed checkpoint of the export's
+/// snapshot), `manifest.sig` (64-byte Ed25519 signature of `manifest.json`) and `public_key.pem`.
+/// Each proof is checked against its event exactly as the verifier will before it is written: a
+/// proof that fails stops the export with ``ExportError/proofFailsVerification(reference:failures:)``,
+/// and no bundle is signed. Rendering, checksums and deflate run on the CPU work pool.
 public struct ProofExporter: Sendable {
     /// The export formats.
     public enum Format: String, Sendable, CaseIterable {
@@ -42,81 +48,96 @@ public struct ProofExporter: Sendable {
     let reader: ProofExportReader
     let checkpoints: AuditCheckpointStore
     let key: Ed25519PrivateKey
-    let renderOptions: RenderOptions
+    let packer: BundleProofPacker
+    let offload: BundleOffload
 
-    /// Creates an exporter; ZIP manifests and checkpoints are signed with `key`.
-    public init(database: PostgresClient, key: Ed25519PrivateKey, renderOptions: RenderOptions = RenderOptions()) {
+    /// Creates an exporter; ZIP manifests and checkpoints are signed with `key`; CPU work runs on `work`.
+    public init(database: PostgresClient, key: Ed25519PrivateKey, work: CPUWorkPool, renderOptions: RenderOptions = RenderOptions()) {
         self.reader = ProofExportReader(database: database)
         self.checkpoints = AuditCheckpointStore(database: database, key: key)
         self.key = key
-        self.renderOptions = renderOptions
+        self.packer = BundleProofPacker(renderOptions: renderOptions)
+        self.offload = BundleOffload(work: work)
     }
 
     /// Exports proofs with `since <= received_at < until` in `format`, handing the bytes to `sink`
-    /// in chunks of about 64 KiB; `progress` is told (done, total) after each proof.
+    /// in chunks of about 64 KiB; `progress` is told (done, total) after each page of proofs.
     public func export(format: Format, since: Date?, until: Date?, progress: ((Int, Int) -> Void)? = nil,
                        sink: ([UInt8]) async throws -> Void) async throws -> Summary {
+        if format == .zip { return try await exportBundle(since: since, until: until, progress: progress, sink: sink) }
         var output = ChunkedOutput()
-        var zip = ZipArchiveWriter()
-        var manifestFiles: [ExportManifest.File] = []
         var snapshot: ProofExportReader.Snapshot?
-        var signed: AuditCheckpoint?
         var count = 0
-        let exportedAt = Date()
         try await reader.read(since: since, until: until, start: { seen in
             snapshot = seen
-            // The heads of the export's own snapshot: the checkpoint covers exactly the events
-            // (every exported proof's `proof_recorded` among them) that snapshot sees.
-            if format == .zip { signed = try AuditCheckpoint.sign(heads: seen.heads, key: key) }
             if format == .csv { try await output.write(Array(ExportCSV.header.utf8), to: sink) }
-        }, each: { proof in
-            count += 1
-            switch format {
-            case .zip:
-                for (name, bytes, compress) in try files(for: proof) {
-                    manifestFiles.append(ExportManifest.File(path: name, bytes: bytes.count, sha256: SHA256.hex(bytes)))
-                    try await output.write(zip.add(name, contents: bytes, modified: proof.metadata.receivedAt, compress: compress), to: sink)
+        }, each: { proofs in
+            for proof in proofs {
+                count += 1
+                if format == .ndjson {
+                    try await output.write(try metadataJSON(proof) + [0x0A], to: sink)
+                } else {
+                    try await output.write(Array(ExportCSV.row(proof).utf8), to: sink)
                 }
-            case .ndjson:
-                try await output.write(try metadataJSON(proof) + [0x0A], to: sink)
-            case .csv:
-                try await output.write(Array(ExportCSV.row(proof).utf8), to: sink)
             }
             progress?(count, snapshot?.proofCount ?? count)
         })
-        var checkpoint: AuditCheckpoint?
-        if format == .zip, let signed {
-            let manifest = try ExportManifest(createdAt: exportedAt, since: since, until: until, proofCount: count,
-                                              checkpoint: signed, files: manifestFiles).encoded()
-            let publicKey = Array(try key.publicKey.pemRepresentation().utf8)
-            try await output.write(zip.add("manifest.json", contents: manifest, modified: exportedAt, compress: true), to: sink)
-            try await output.write(zip.add("manifest.sig", contents: try key.signature(for: manifest), modified: exportedAt,
-                                           compress: false), to: sink)
-            try await output.write(zip.add("public_key.pem", contents: publicKey, modified: exportedAt, compress: false), to: sink)
-            try await output.write(zip.finish(), to: sink)
-            // Kept so `verify --database` checks it too.
-            try await checkpoints.store(signed)
-            checkpoint = signed
-        }
         try await output.flush(to: sink)
-        return Summary(proofs: count, bytes: output.total, checkpoint: checkpoint)
+        return Summary(proofs: count, bytes: output.total, checkpoint: nil)
     }
 
-    /// The four files of one proof: name, bytes, whether deflating them is worth it.
-    func files(for proof: ExportedProof) throws -> [(String, [UInt8], Bool)] {
-        let folder = "deliveries/" + ExportManifest.pathComponent(proof.metadata.deliveryReference) + "/"
-        let svg: [UInt8]
-        do {
-            svg = try SignatureRenderer.renderSVGBytes(try InkParser().parse(proof.ink, format: .ink),
-                                                       options: StoredRenderOptions.options(proof.metadata.renderOptionsJSON, base: renderOptions))
-        } catch {
-            throw ExportError.unreadableInk(reference: proof.metadata.deliveryReference, message: "\(error)")
+    /// The ZIP bundle: each page of proofs packed concurrently on the CPU pool and written in order.
+    func exportBundle(since: Date?, until: Date?, progress: ((Int, Int) -> Void)?,
+                      sink: ([UInt8]) async throws -> Void) async throws -> Summary {
+        let exportedAt = Date()
+        var bundle = BundleStreamWriter(modified: exportedAt, offload: offload)
+        var signed: AuditCheckpoint?
+        var total = 0
+        var count = 0
+        try await reader.read(since: since, until: until, start: { seen in
+            // The heads of the export's own snapshot: the checkpoint covers exactly the events
+            // (every exported proof's `proof_recorded` among them) that snapshot sees.
+            signed = try AuditCheckpoint.sign(heads: seen.heads, key: key)
+            total = seen.proofCount
+        }, each: { proofs in
+            for packed in try await pack(proofs) { try await bundle.write(packed, to: sink) }
+            count += proofs.count
+            progress?(count, total)
+        }, withSegments: true, segment: { event in
+            try await bundle.write(event: event, to: sink)
+        })
+        guard let signed else { throw ExportError.noSnapshot }
+        try await bundle.finish(key: key, to: sink) { checksums in
+            try ExportManifest(createdAt: exportedAt, since: since, until: until, proofCount: count, checkpoint: signed,
+                               checksums: checksums).encoded()
         }
-        return [(folder + "metadata.json", try metadataJSON(proof), true), (folder + "signature.png", proof.png, false),
-                (folder + "signature.svg", svg, true), (folder + "points", proof.body, proof.metadata.bodyContentEncoding == nil)]
+        // Kept so `verify --database` checks it too.
+        try await checkpoints.store(signed)
+        return Summary(proofs: count, bytes: bundle.total, checkpoint: signed)
     }
 
-    /// `{"delivery": {...}, "proof": <GET …/proof>}` with sorted keys.
+    /// `proofs` packed on the CPU pool, at most one job per core at once, in their order.
+    func pack(_ proofs: [ExportedProof]) async throws -> [BundleProofPacker.Packed] {
+        let packer = self.packer, offload = self.offload
+        return try await withThrowingTaskGroup(of: (Int, BundleProofPacker.Packed).self) { group in
+            var results = [BundleProofPacker.Packed?](repeating: nil, count: proofs.count)
+            var next = 0
+            func submit() {
+                guard next < proofs.count else { return }
+                let index = next, proof = proofs[index]
+                next += 1
+                group.addTask { (index, try await offload.run { try packer.pack(proof) }) }
+            }
+            for _ in 0..<min(proofs.count, CPUWorkPool.cores + 1) { submit() }
+            while let (index, packed) = try await group.next() {
+                results[index] = packed
+                submit()
+            }
+            return results.map { $0! }
+        }
+    }
+
+    /// One NDJSON line: `{"delivery": {...}, "proof": <GET …/proof>}` with sorted keys.
     func metadataJSON(_ proof: ExportedProof) throws -> [UInt8] {
         var delivery: [String: Any] = ["reference": proof.metadata.deliveryReference, "recipient": ["name": proof.recipientName],
                                        "address": proof.address]
@@ -130,10 +151,18 @@ public struct ProofExporter: Sendable {
 public enum ExportError: Error, CustomStringConvertible, Sendable {
     /// A stored proof's ink could not be parsed back for its SVG.
     case unreadableInk(reference: String, message: String)
+    /// A proof does not verify against its audit event (or has none): the bundle is not signed.
+    case proofFailsVerification(reference: String, failures: [ExportBundleVerifier.Failure])
+    /// The export's snapshot never opened.
+    case noSnapshot
 
     public var description: String {
         switch self {
         case .unreadableInk(let reference, let message): "the stored ink of \(reference) could not be read: \(message)"
+        case .proofFailsVerification(let reference, let failures):
+            "refusing to sign a bundle: the proof of \(reference) fails verification: "
+                + failures.map(\.description).joined(separator: "; ")
+        case .noSnapshot: "the export's snapshot did not open"
         }
     }
 }

@@ -16,4 +16,11 @@ public struct ExportedProof: Sendable {
     public var ink: [UInt8]
     /// The stored PNG.
     public var png: [UInt8]
+    /// `captured_at` and `received_at` as stored, in microseconds since the Unix epoch (the proof
+    /// facts hash these; ``metadata`` carries them as `Date`, which is not exact).
+    public var capturedAtMicros: Int64
+    public var receivedAtMicros: Int64
+    /// The proof's `proof_recorded` audit event, as the export's snapshot sees it (nil: none, which
+    /// only tampering makes; the exporter then refuses to sign).
+    public var event: AuditEvent?
 }

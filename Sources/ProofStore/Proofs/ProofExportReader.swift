@@ -2,7 +2,9 @@ import Foundation
 import Postgres
 
 /// Reads the proofs received in a period, oldest first, from one consistent snapshot, in pages, so
-/// an export of any length runs in constant memory and sees exactly the proofs its checkpoint covers.
+/// an export of any length runs in constant memory and sees exactly the proofs its checkpoint
+/// covers; with each proof its `proof_recorded` event, and after the last proof the audit chain
+/// segments that link those events to the checkpoint's heads (``AuditSegment``).
 public struct ProofExportReader: Sendable {
     let database: PostgresClient
     /// Proofs fetched per round trip (each carries its PNG and original body: keep it modest).
@@ -25,9 +27,12 @@ public struct ProofExportReader: Sendable {
     }
 
     /// Opens a REPEATABLE READ, READ ONLY transaction, hands `start` the snapshot's heads and count,
-    /// then `each` every proof with `since <= received_at < until`, by `(received_at, id)`.
+    /// then `each` every proof with `since <= received_at < until`, by `(received_at, id)`, in
+    /// pages; then, `withSegments`, `segment` every event of each chain from the oldest read proof's
+    /// event up to the chain's head in the snapshot, by ascending `seq` (``AuditSegment``).
     public func read(since: Date?, until: Date?, start: (Snapshot) async throws -> Void,
-                     each: (ExportedProof) async throws -> Void) async throws {
+                     each: ([ExportedProof]) async throws -> Void, withSegments: Bool = false,
+                     segment: (AuditEvent) async throws -> Void = { _ in }) async throws {
         try await database.withTransaction(isolation: "REPEATABLE READ, READ ONLY") { session in
             let heads = try await AuditCheckpointStore.heads(in: session)
             /// `since <= received_at < until`, as a fresh filter to add to.
@@ -40,6 +45,7 @@ public struct ProofExportReader: Sendable {
             let count = try await session.query("SELECT count(*) AS proofs FROM proofs p \(period().whereClause)")
                 .decode(Int.self, row: 0, column: "proofs")
             try await start(Snapshot(heads: heads, proofCount: count))
+            var bounds = AuditSegment(heads: heads)
             var after: (AuditTimestamp, UUID)?  // exact microseconds: a Double round trip could skip a row
             while true {
                 var page = period()
@@ -50,23 +56,57 @@ public struct ProofExportReader: Sendable {
                 }
                 let rows = try await session.query("""
                     SELECT \(unescaped: ProofRepository.metadataColumns),
+                        (extract(epoch FROM p.captured_at) * 1000000)::int8 AS captured_at_us,
+                        (extract(epoch FROM p.received_at) * 1000000)::int8 AS received_at_us, p.received_at AS received_at_exact,
                         d.recipient_name, d.address, d.destination_lat, d.destination_lon, p.body, p.ink, p.png
                     FROM proofs p JOIN deliveries d ON d.id = p.delivery_id JOIN api_keys k ON k.id = p.uploaded_by
                     \(page.whereClause) ORDER BY p.received_at, p.id LIMIT \(pageSize)
                     """).rows
-                if rows.isEmpty { return }
+                if rows.isEmpty { break }
+                var proofs: [ExportedProof] = []
+                proofs.reserveCapacity(rows.count)
                 for row in rows {
                     let metadata = try ProofRepository.metadata(row)
-                    let proof = ExportedProof(metadata: metadata, recipientName: try row.decode("recipient_name"),
-                                              address: try row.decode("address"),
-                                              destination: GeoPoint.stored(lat: try row.decode("destination_lat"),
-                                                                           lon: try row.decode("destination_lon")),
-                                              body: try row.decode("body"), ink: try row.decode("ink"), png: try row.decode("png"))
-                    after = (try row.decode(AuditTimestamp.self, "received_at"), metadata.id)
-                    try await each(proof)
+                    proofs.append(ExportedProof(metadata: metadata, recipientName: try row.decode("recipient_name"),
+                                                address: try row.decode("address"),
+                                                destination: GeoPoint.stored(lat: try row.decode("destination_lat"),
+                                                                             lon: try row.decode("destination_lon")),
+                                                body: try row.decode("body"), ink: try row.decode("ink"), png: try row.decode("png"),
+                                                capturedAtMicros: try row.decode("captured_at_us"),
+                                                receivedAtMicros: try row.decode("received_at_us")))
+                    after = (try row.decode(AuditTimestamp.self, "received_at_exact"), metadata.id)
                 }
-                if rows.count < pageSize { return }
+                let events = try await Self.recordedEvents(for: proofs, in: session)
+                for index in proofs.indices {
+                    proofs[index].event = events[proofs[index].metadata.id]
+                    if let event = proofs[index].event { bounds.include(event) }
+                }
+                try await each(proofs)
+                if rows.count < pageSize { break }
+            }
+            if withSegments { try await bounds.read(in: session, each: segment) }
+        }
+    }
+
+    /// The `proof_recorded` events of `proofs`, by proof id: one query per page, by subject (indexed).
+    static func recordedEvents(for proofs: [ExportedProof], in session: PostgresSession) async throws -> [UUID: AuditEvent] {
+        guard !proofs.isEmpty else { return [:] }
+        // References are `A-Z a-z 0-9 . _ : -` (migration 0011), so a comma separates them safely.
+        let subjects = Set(proofs.map { "delivery:" + $0.metadata.deliveryReference }).sorted().joined(separator: ",")
+        let wanted = Set(proofs.map(\.metadata.id))
+        var events: [UUID: AuditEvent] = [:]
+        let rows = try await session.query("""
+            SELECT \(unescaped: AuditLog.columns) FROM audit_events
+            WHERE action = 'proof_recorded' AND subject = ANY(string_to_array(\(subjects), ','))
+            ORDER BY seq
+            """).rows
+        for row in rows {
+            let event = try AuditLog.event(row)
+            // The first event naming the proof: a second one is tampering, which `verify --database` reports.
+            if let id = event.details["proof_id"].flatMap(UUID.init(uuidString:)), wanted.contains(id), events[id] == nil {
+                events[id] = event
             }
         }
+        return events
     }
 }

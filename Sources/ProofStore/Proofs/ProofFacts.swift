@@ -70,6 +70,39 @@ public struct ProofFacts: Sendable, Equatable {
         uploadedBy = proof.uploadedBy
     }
 
+    /// The facts from their parts (an export bundle's `metadata.json`, read back by its verifier).
+    public init(proofID: UUID, reference: String, signerName: String, capturedAtMicros: Int64, capturedAtOffsetMinutes: Int32,
+                capturedAtText: String, receivedAtMicros: Int64, locationLat: Double?, locationLon: Double?,
+                locationAccuracyMeters: Double?, distanceToDestinationMeters: Double?, geofenceRadiusMeters: Double, flags: [String],
+                device: DeviceFacts, bodyContentType: String, bodyContentEncoding: String?, inkFormat: String, pointCount: Int32,
+                strokeCount: Int32, pngWidth: Int32, pngHeight: Int32, renderOptionsJSON: String, algorithmVersion: String,
+                uploadedBy: UUID) {
+        self.proofID = proofID
+        self.reference = reference
+        self.signerName = signerName
+        self.capturedAtMicros = capturedAtMicros
+        self.capturedAtOffsetMinutes = capturedAtOffsetMinutes
+        self.capturedAtText = capturedAtText
+        self.receivedAtMicros = receivedAtMicros
+        self.locationLat = locationLat
+        self.locationLon = locationLon
+        self.locationAccuracyMeters = locationAccuracyMeters
+        self.distanceToDestinationMeters = distanceToDestinationMeters
+        self.geofenceRadiusMeters = geofenceRadiusMeters
+        self.flags = flags
+        self.device = device
+        self.bodyContentType = bodyContentType
+        self.bodyContentEncoding = bodyContentEncoding
+        self.inkFormat = inkFormat
+        self.pointCount = pointCount
+        self.strokeCount = strokeCount
+        self.pngWidth = pngWidth
+        self.pngHeight = pngHeight
+        self.renderOptionsJSON = renderOptionsJSON
+        self.algorithmVersion = algorithmVersion
+        self.uploadedBy = uploadedBy
+    }
+
     /// The facts as read back from a stored row (``ProofFacts/columns``).
     init(row: PostgresRow) throws {
         proofID = try row.decode("id")

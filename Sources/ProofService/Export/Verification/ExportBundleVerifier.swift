@@ -6,8 +6,13 @@ import ProofStore
 /// Checks an export bundle offline (`countersign verify FILE.zip`): that its signer is one of the
 /// trusted keys (when any are given; else the key the bundle carries is taken on trust — the CLI
 /// allows that only with `--trust-embedded-key`), the manifest's Ed25519 signature, the
-/// checkpoint's signature and key id, and every file's SHA-256 and size against the manifest.
-/// Reports every failure, each naming the file.
+/// checkpoint's signature and key id; then, for a version 3 bundle, that the audit chain segments
+/// re-hash to the checkpoint's heads (``BundleAuditIndex``) and that every proof's files, metadata
+/// and audit event agree and every file is in the signed checksums (``BundleProofScan``); for a
+/// version 1 or 2 bundle, every file's SHA-256 and size against the manifest
+/// (``LegacyBundleCheck``). Reads the archive through its central directory, one entry at a time
+/// (``ZipArchiveReader/forEachEntry(_:)``): memory is bounded by the largest entry plus a few
+/// dozen bytes per proof. Reports every failure, each naming the file.
 public enum ExportBundleVerifier {
     /// One problem, naming the file it concerns.
     public struct Failure: Sendable, Equatable, CustomStringConvertible {
@@ -41,6 +46,12 @@ public enum ExportBundleVerifier {
         public var signerPinned = false
         /// Every problem found; empty means valid.
         public var failures: [Failure]
+        /// The bundle's format tag (`countersign.export/v3`, or v1/v2 for older bundles).
+        public var format: String?
+        /// Version 3: proofs whose files, metadata and audit event were checked.
+        public var verifiedProofs = 0
+        /// Version 3: audit events re-hashed up to the checkpoint's heads.
+        public var auditEvents = 0
 
         /// True when nothing failed.
         public var isValid: Bool { failures.isEmpty }
@@ -57,28 +68,44 @@ public enum ExportBundleVerifier {
     /// Verifies the bundle `bytes` signed by one of `trusted` (several: key rotation); an empty set
     /// takes the bundle's own key on trust (integrity only, not who signed).
     public static func verify(_ bytes: [UInt8], trusting trusted: TrustedKeys) -> Report {
+        verify(source: ZipBytes(bytes), trusting: trusted)
+    }
+
+    /// Verifies the bundle in the file at `path` (throws only when it cannot be opened).
+    public static func verify(file path: String, trusting trusted: TrustedKeys) throws -> Report {
+        verify(source: try ZipFile(path: path), trusting: trusted)
+    }
+
+    /// Verifies the bundle read from `source` (``ZipFile`` for a bundle on disk), signed by one of `trusted`.
+    public static func verify(source: any ZipSource, trusting trusted: TrustedKeys) -> Report {
         var report = Report(verifiedFiles: 0, proofCount: 0, failures: [])
         report.signerPinned = !trusted.isEmpty
         func fail(_ file: String, _ reason: String) { report.failures.append(Failure(file: file, reason: reason)) }
         let archive: ZipArchiveReader
+        var trailer: [String: ZipArchiveReader.Entry] = [:]
+        var audit: [(name: String, entry: ZipArchiveReader.Entry)] = []
         do {
-            archive = try ZipArchiveReader(bytes)
+            archive = try ZipArchiveReader(source: source)
+            // First pass: only the few entries read before the proofs (the trailer and the audit segments).
+            try archive.forEachEntry { entry in
+                if BundleLayout.trailer.contains(entry.name) {
+                    if trailer[entry.name] != nil { fail(entry.name, "appears twice in the archive") }
+                    trailer[entry.name] = entry
+                } else if entry.name.hasPrefix(BundleLayout.auditPrefix) {
+                    audit.append((entry.name, entry))
+                }
+            }
         } catch {
             fail("bundle", error.message)
             return report
         }
-        var entries: [String: ZipArchiveReader.Entry] = [:]
-        for entry in archive.entries {
-            if entries[entry.name] != nil { fail(entry.name, "appears twice in the archive") }
-            entries[entry.name] = entry
-        }
         func read(_ name: String) -> [UInt8]? {
-            guard let entry = entries[name] else {
+            guard let entry = trailer[name] else {
                 fail(name, "missing from the bundle")
                 return nil
             }
             do {
-                return try archive.contents(of: entry)
+                return try archive.contents(of: entry, limit: 256 << 20)
             } catch {
                 fail(name, error.message)
                 return nil
@@ -120,12 +147,14 @@ public enum ExportBundleVerifier {
             fail("manifest.json", "not a countersign export manifest (\(error))")
             return report
         }
+        report.format = manifest.format
         report.proofCount = manifest.proofCount
         report.checkpointSeq = manifest.checkpoint.seq
         report.checkpointHeadHash = manifest.checkpoint.headHash
         report.checkpointVersion = manifest.checkpoint.version
         if !ExportManifest.knownFormats.contains(manifest.format) { fail("manifest.json", "unknown format \(manifest.format)") }
-        if let checkpoint = manifest.checkpoint.checkpoint {
+        let checkpoint = manifest.checkpoint.checkpoint
+        if let checkpoint {
             report.checkpointHeads = checkpoint.heads
             if !checkpoint.hasValidSignature { fail("manifest.json", "the audit checkpoint's signature does not verify") }
             if let expected = verifyingKey ?? signer, checkpoint.publicKey != expected.rawRepresentation {
@@ -137,19 +166,18 @@ public enum ExportBundleVerifier {
         } else {
             fail("manifest.json", "the audit checkpoint is malformed")
         }
-        var listed = Set<String>()
-        for file in manifest.files {
-            listed.insert(file.path)
-            guard let contents = read(file.path) else { continue }
-            let digest = SHA256.hex(contents)
-            if contents.count != file.bytes || digest != file.sha256 {
-                fail(file.path, "SHA-256 \(digest) (\(contents.count) bytes) differs from the manifest's \(file.sha256) (\(file.bytes) bytes)")
-            } else {
-                report.verifiedFiles += 1
-            }
+        if ExportManifest.legacyFormats.contains(manifest.format) {
+            LegacyBundleCheck.check(archive, manifest: manifest, report: &report)
+            return report
         }
-        for name in entries.keys.sorted() where !listed.contains(name) && !["manifest.json", "manifest.sig", "public_key.pem"].contains(name) {
-            fail(name, "is not listed in the manifest")
+        guard let checkpoint, checkpoint.version == 2, let checksums = manifest.checksums else {
+            fail("manifest.json", "a version 3 bundle needs a version 2 checkpoint and its checksums list")
+            return report
+        }
+        var index = BundleAuditIndex.build(archive, segments: audit.sorted { $0.name < $1.name }, heads: checkpoint.heads, report: &report)
+        BundleProofScan.scan(archive, checksums: checksums, events: &index, report: &report)
+        if report.verifiedProofs != manifest.proofCount {
+            fail("manifest.json", "states \(manifest.proofCount) proofs, but the bundle holds \(report.verifiedProofs)")
         }
         return report
     }

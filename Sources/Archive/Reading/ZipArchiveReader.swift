@@ -1,0 +1,171 @@
+import CZlib
+import Foundation
+
+/// Reads the ZIP archives ``ZipArchiveWriter`` makes (stored or deflated entries, ZIP64 when
+/// present) for offline verification, from any ``ZipSource``: the central directory is walked in
+/// 1 MiB windows (``forEachEntry(_:)``) and each entry read on its own, so memory stays bounded
+/// whatever the archive's size. Every offset and length is bounds-checked: a damaged or hostile
+/// archive gives a ``Failure``, never a crash.
+public struct ZipArchiveReader: Sendable {
+    /// Why an archive or one of its entries cannot be read.
+    public struct Failure: Error, CustomStringConvertible, Equatable {
+        public var message: String
+        public var description: String { message }
+
+        public init(message: String) {
+            self.message = message
+        }
+    }
+
+    public struct Entry: Sendable {
+        public var name: String
+        public var method: UInt16
+        public var crc: UInt32
+        public var compressedSize: UInt64
+        public var size: UInt64
+        public var localHeaderOffset: UInt64
+    }
+
+    public let source: any ZipSource
+    /// Entries the central directory declares.
+    public let entryCount: UInt64
+    let directoryOffset: UInt64
+    let directorySize: UInt64
+    static let window = 1 << 20
+
+    /// Parses the end records of an archive in memory.
+    public init(_ bytes: [UInt8]) throws(Failure) {
+        try self.init(source: ZipBytes(bytes))
+    }
+
+    /// Parses the end records of `source`.
+    public init(source: any ZipSource) throws(Failure) {
+        self.source = source
+        guard source.size >= 22 else { throw Failure(message: "not a ZIP archive (too short)") }
+        let tailStart = source.size - min(source.size, 22 + 65_535 + 20)
+        let tail = try source.read(at: tailStart, count: Int(source.size - tailStart))
+        var end = -1
+        var position = tail.count - 22
+        while position >= 0 {
+            if tail.u32(position) == 0x0605_4b50 { end = position; break }
+            position -= 1
+        }
+        guard end >= 0 else { throw Failure(message: "not a ZIP archive (no end of central directory)") }
+        var count = UInt64(tail.u16(end + 10))
+        var directorySize = UInt64(tail.u32(end + 12))
+        var directoryOffset = UInt64(tail.u32(end + 16))
+        if end >= 20, tail.u32(end - 20) == 0x0706_4b50 {
+            let record = tail.u64(end - 12)
+            guard record <= source.size, source.size - record >= 56 else { throw Failure(message: "damaged ZIP64 end of central directory") }
+            let fields = try source.read(at: record, count: 56)
+            guard fields.u32(0) == 0x0606_4b50 else { throw Failure(message: "damaged ZIP64 end of central directory") }
+            count = fields.u64(32)
+            directorySize = fields.u64(40)
+            directoryOffset = fields.u64(48)
+        }
+        guard directoryOffset <= source.size, directorySize <= source.size - directoryOffset, count <= directorySize / 46 + 1 else {
+            throw Failure(message: "damaged central directory")
+        }
+        self.entryCount = count
+        self.directoryOffset = directoryOffset
+        self.directorySize = directorySize
+    }
+
+    /// Every entry, in central-directory order (loads the whole directory: small archives and tests).
+    public var entries: [Entry] {
+        get throws(Failure) {
+            var all: [Entry] = []
+            try forEachEntry { all.append($0) }
+            return all
+        }
+    }
+
+    /// Calls `body` with each entry in central-directory order, reading the directory in 1 MiB windows.
+    public func forEachEntry(_ body: (Entry) throws(Failure) -> Void) throws(Failure) {
+        var window: [UInt8] = []
+        var windowStart = directoryOffset
+        let directoryEnd = directoryOffset + directorySize
+        /// The bytes `[at, at + count)` of the directory, as an index into `window`.
+        func bytes(_ at: UInt64, _ count: Int) throws(Failure) -> Int {
+            guard at >= directoryOffset, UInt64(count) <= directoryEnd - min(at, directoryEnd) else {
+                throw Failure(message: "damaged central directory entry")
+            }
+            if at < windowStart || at + UInt64(count) > windowStart + UInt64(window.count) {
+                let length = Int(min(directoryEnd - at, UInt64(max(count, Self.window))))
+                window = try source.read(at: at, count: length)
+                windowStart = at
+            }
+            return Int(at - windowStart)
+        }
+        var cursor = directoryOffset
+        for _ in 0..<entryCount {
+            var at = try bytes(cursor, 46)
+            guard window.u32(at) == 0x0201_4b50 else { throw Failure(message: "damaged central directory entry") }
+            let nameLength = Int(window.u16(at + 28)), extraLength = Int(window.u16(at + 30)), commentLength = Int(window.u16(at + 32))
+            let total = 46 + nameLength + extraLength + commentLength
+            at = try bytes(cursor, total)
+            let name = String(decoding: window[(at + 46)..<(at + 46 + nameLength)], as: UTF8.self)
+            var entry = Entry(name: name, method: window.u16(at + 10), crc: window.u32(at + 16), compressedSize: UInt64(window.u32(at + 20)),
+                              size: UInt64(window.u32(at + 24)), localHeaderOffset: UInt64(window.u32(at + 42)))
+            var extra = at + 46 + nameLength
+            let extraEnd = extra + extraLength
+            while extra + 4 <= extraEnd {
+                let id = window.u16(extra), length = Int(window.u16(extra + 2))
+                if id == 0x0001 {
+                    var field = extra + 4
+                    if entry.size == 0xFFFF_FFFF, field + 8 <= extraEnd { entry.size = window.u64(field); field += 8 }
+                    if entry.compressedSize == 0xFFFF_FFFF, field + 8 <= extraEnd { entry.compressedSize = window.u64(field); field += 8 }
+                    if entry.localHeaderOffset == 0xFFFF_FFFF, field + 8 <= extraEnd { entry.localHeaderOffset = window.u64(field) }
+                }
+                extra += 4 + length
+            }
+            try body(entry)
+            cursor += UInt64(total)
+        }
+    }
+
+    /// The uncompressed contents of `entry`, checked against its CRC-32 (at most `limit` bytes).
+    public func contents(of entry: Entry, limit: Int = 512 << 20) throws(Failure) -> [UInt8] {
+        let header = entry.localHeaderOffset
+        guard header <= source.size, source.size - header >= 30 else { throw Failure(message: "damaged local header") }
+        let fields = try source.read(at: header, count: 30)
+        guard fields.u32(0) == 0x0403_4b50 else { throw Failure(message: "damaged local header") }
+        let start = header + 30 + UInt64(fields.u16(26)) + UInt64(fields.u16(28))
+        guard start <= source.size, entry.compressedSize <= source.size - start, entry.size <= UInt64(limit),
+              entry.compressedSize <= UInt64(limit) else {
+            throw Failure(message: "entry data out of bounds")
+        }
+        let stored = try source.read(at: start, count: Int(entry.compressedSize))
+        let data: [UInt8]
+        switch entry.method {
+        case 0: data = stored
+        case 8:
+            do {
+                data = try GzipInflater.inflate(stored, limit: Int(entry.size), raw: true)
+            } catch {
+                throw Failure(message: "the compressed data is damaged (\(error))")
+            }
+        default: throw Failure(message: "unsupported compression method \(entry.method)")
+        }
+        let crc = data.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, UInt32($0.count))) }
+        guard UInt64(data.count) == entry.size, crc == entry.crc else { throw Failure(message: "CRC-32 or size does not match") }
+        return data
+    }
+}
+
+extension [UInt8] {
+    func u16(_ at: Int) -> UInt16 {
+        guard at >= 0, at + 2 <= count else { return 0 }
+        return UInt16(self[at]) | UInt16(self[at + 1]) << 8
+    }
+
+    func u32(_ at: Int) -> UInt32 {
+        guard at >= 0, at + 4 <= count else { return 0 }
+        return (0..<4).reduce(UInt32(0)) { $0 | UInt32(self[at + $1]) << (8 * UInt32($1)) }
+    }
+
+    func u64(_ at: Int) -> UInt64 {
+        guard at >= 0, at + 8 <= count else { return 0 }
+        return (0..<8).reduce(UInt64(0)) { $0 | UInt64(self[at + $1]) << (8 * UInt64($1)) }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import ProofStore
+
+/// Checks one proof's folder of a version 3 bundle: `metadata.json` against the folder's other
+/// files (sizes and SHA-256), and against the proof's `proof_recorded` event (the original body,
+/// PNG and canonical ink digests, the recomputed proof facts digest, the delivery). The exporter
+/// runs it on every proof before signing (and refuses to sign on a failure); the verifier runs it
+/// on every proof it reads. Every failure names the file it concerns.
+enum BundleProofCheck {
+    /// A file of the folder as read: its size and SHA-256.
+    struct FileFacts: Sendable {
+        var bytes: Int
+        var sha256: Digest32
+    }
+
+    /// What the check found: the proof's id (when `metadata.json` could be read) and the failures.
+    struct Outcome: Sendable {
+        var proofID: UUID?
+        var failures: [ExportBundleVerifier.Failure]
+    }
+
+    /// Checks the folder `folder` (`deliveries/<reference>/`), whose `metadata.json` is `metadata`
+    /// and whose other files are `files` (by name), against the event `event` gives for the proof
+    /// id (nil: none), told what the folder's own digests are (so an index can answer from those).
+    static func check(folder: String, metadata: [UInt8], files: [String: FileFacts],
+                      event: (UUID, RecordedEventDigests) -> RecordedEventDigests?) -> Outcome {
+        var failures: [ExportBundleVerifier.Failure] = []
+        func fail(_ name: String, _ reason: String) { failures.append(.init(file: folder + name, reason: reason)) }
+        let document: BundleProofReading
+        do {
+            document = try BundleProofReading.parse(metadata)
+        } catch {
+            fail("metadata.json", "not a version 3 proof document (\(error))")
+            return Outcome(proofID: nil, failures: failures)
+        }
+        let proof = document.proof
+        if BundleLayout.folder(proof.reference) != folder || document.delivery.reference != proof.reference {
+            fail("metadata.json", "names delivery \(proof.reference), but lies in \(folder)")
+        }
+        for name in BundleLayout.proofFiles.dropFirst() {
+            guard let found = files[name] else {
+                fail(name, "missing from the bundle")
+                continue
+            }
+            guard let listed = document.files[name], let listedDigest = Digest32(hex: listed.sha256) else {
+                fail("metadata.json", "does not list \(name)")
+                continue
+            }
+            if listed.bytes != found.bytes || listedDigest != found.sha256 {
+                fail(name, "SHA-256 \(found.sha256) (\(found.bytes) bytes) differs from metadata.json's \(listed.sha256) (\(listed.bytes) bytes)")
+            }
+        }
+        for name in files.keys.sorted() where !BundleLayout.proofFiles.contains(name) { fail(name, "is not a file of a proof") }
+        if let points = files["points"], Digest32(hex: proof.original.sha256) != points.sha256 || proof.original.size != points.bytes {
+            fail("metadata.json", "original.sha256/size do not describe the points file")
+        }
+        if let png = files["signature.png"], Digest32(hex: proof.png.sha256) != png.sha256 {
+            fail("metadata.json", "png.sha256 does not describe signature.png")
+        }
+        let facts = Digest32(document.facts.digest)
+        let actual = RecordedEventDigests(seq: 0, chain: 0, subject: "delivery:" + proof.reference, points: files["points"]?.sha256,
+                                          png: files["signature.png"]?.sha256, ink: files["ink"]?.sha256, metadata: facts)
+        guard let recorded = event(proof.proofID, actual) else {
+            fail("", "proof \(proof.proofID.uuidString.lowercased()) has no proof_recorded event in the bundle's audit segments")
+            return Outcome(proofID: proof.proofID, failures: failures)
+        }
+        let at = "its proof_recorded event (seq \(recorded.seq), chain \(recorded.chain))"
+        if recorded.subject != "delivery:" + proof.reference {
+            fail("metadata.json", "the proof belongs to delivery:\(proof.reference), \(at) to \(recorded.subject)")
+        }
+        func bound(_ name: String, _ digest: Digest32?, _ what: String) {
+            guard let found = files[name]?.sha256 else { return }
+            if let digest, digest != found {
+                fail(name, "SHA-256 \(found) differs from \(what) \(digest) in \(at)")
+            } else if digest == nil, name != "ink" {
+                fail(name, "\(at) binds no \(what)")
+            }
+        }
+        bound("points", recorded.points, "points_sha256")
+        bound("signature.png", recorded.png, "png_sha256")
+        bound("ink", recorded.ink, "ink_sha256")
+        if let expected = recorded.metadata, facts != expected {
+            fail("metadata.json", "its proof facts hash to \(facts), but \(at) binds metadata_sha256 \(expected)")
+        }
+        return Outcome(proofID: proof.proofID, failures: failures)
+    }
+}

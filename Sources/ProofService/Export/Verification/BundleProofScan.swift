@@ -1,0 +1,123 @@
+import Archive
+import Foundation
+import ProofStore
+
+/// The second half of verifying a version 3 bundle: one pass over the central directory, in
+/// order. Each file is read, hashed and added to the running checksum lines; each
+/// `checksums/*.sha256` file must be the signed manifest's and list exactly the files since the
+/// previous one; each `deliveries/<reference>/` folder (five consecutive files) is checked by
+/// ``BundleProofCheck`` against the proof's event from ``BundleAuditIndex`` (which it takes out
+/// of the index, so a proof appearing twice is found). Holds one folder and one checksum file's
+/// lines at a time.
+enum BundleProofScan {
+    struct State {
+        var folder: String?
+        var metadata: [UInt8]?
+        var files: [String: BundleProofCheck.FileFacts] = [:]
+        /// Files read since the last checksum file: name and digest, in order.
+        var pending: [(name: String, sha256: Digest32)] = []
+    }
+
+    static func scan(_ archive: ZipArchiveReader, checksums: [ExportManifest.File], events: inout BundleEventIndex,
+                     report: inout ExportBundleVerifier.Report) {
+        var failures: [ExportBundleVerifier.Failure] = []
+        func fail(_ file: String, _ reason: String) { failures.append(.init(file: file, reason: reason)) }
+        let signedChecksums = Dictionary(checksums.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
+        var seenChecksums = Set<String>()
+        var state = State()
+        var proofs = 0
+        var verifiedFiles = 0
+        func finishFolder() {
+            guard let folder = state.folder else { return }
+            if let metadata = state.metadata {
+                let outcome = BundleProofCheck.check(folder: folder, metadata: metadata, files: state.files) { events.take($0, actual: $1) }
+                failures += outcome.failures
+                proofs += 1
+            } else {
+                fail(folder + "metadata.json", "missing from the bundle")
+            }
+            state.folder = nil
+            state.metadata = nil
+            state.files = [:]
+        }
+        func compareChecksums(_ name: String, _ contents: [UInt8]) {
+            seenChecksums.insert(name)
+            if let signed = signedChecksums[name] {
+                if signed.bytes != contents.count || Digest32(hex: signed.sha256) != Digest32.of(contents) {
+                    fail(name, "differs from the SHA-256 manifest.json signs for it")
+                }
+            } else {
+                fail(name, "is not listed in manifest.json")
+            }
+            var listed: [String: Digest32] = [:]
+            var order: [String] = []
+            for line in contents.split(separator: 0x0A) {
+                let text = String(decoding: line, as: UTF8.self)
+                guard text.utf8.count > 66, let digest = Digest32(hex: String(text.prefix(64))) else {
+                    fail(name, "a line is not `SHA256  PATH`")
+                    continue
+                }
+                let path = String(text.dropFirst(66))
+                listed[path] = digest
+                order.append(path)
+            }
+            let read = state.pending.map(\.name)
+            for (file, digest) in state.pending {
+                guard let expected = listed[file] else {
+                    fail(file, "is not listed in \(name)")
+                    continue
+                }
+                if expected != digest { fail(file, "SHA-256 \(digest) differs from \(expected) in \(name)") } else { verifiedFiles += 1 }
+            }
+            let present = Set(read)
+            for path in order where !present.contains(path) { fail(path, "is listed in \(name) but missing from the bundle") }
+            if read.count == order.count, read != order { fail(name, "lists the files in another order than the archive holds them") }
+            state.pending = []
+        }
+        do {
+            try archive.forEachEntry { entry in
+                let name = entry.name
+                if BundleLayout.trailer.contains(name) { return }
+                let contents: [UInt8]
+                do {
+                    contents = try archive.contents(of: entry, limit: 256 << 20)
+                } catch {
+                    fail(name, "\(error)")
+                    return
+                }
+                if name.hasPrefix(BundleLayout.checksumsPrefix) {
+                    finishFolder()
+                    compareChecksums(name, contents)
+                    return
+                }
+                let digest = Digest32.of(contents)
+                state.pending.append((name: name, sha256: digest))
+                if name.hasPrefix(BundleLayout.deliveriesPrefix), let slash = name.lastIndex(of: "/") {
+                    let folder = String(name[...slash]), file = String(name[name.index(after: slash)...])
+                    if folder != state.folder {
+                        finishFolder()
+                        state.folder = folder
+                    }
+                    if file == "metadata.json" {
+                        if state.metadata != nil { fail(name, "appears twice in the archive") }
+                        state.metadata = contents
+                    } else {
+                        if state.files[file] != nil { fail(name, "appears twice in the archive") }
+                        state.files[file] = BundleProofCheck.FileFacts(bytes: contents.count, sha256: digest)
+                    }
+                } else {
+                    finishFolder()
+                    if !name.hasPrefix(BundleLayout.auditPrefix) { fail(name, "is not a file of a version 3 bundle") }
+                }
+            }
+        } catch {
+            fail("bundle", "\(error)")
+        }
+        finishFolder()
+        for (file, _) in state.pending { fail(file, "is not covered by any checksums file") }
+        for file in checksums where !seenChecksums.contains(file.path) { fail(file.path, "missing from the bundle") }
+        report.failures += failures
+        report.verifiedProofs = proofs
+        report.verifiedFiles += verifiedFiles
+    }
+}

@@ -1,0 +1,45 @@
+import Postgres
+
+/// The part of each audit chain an export bundle carries so it stands alone: from the oldest
+/// exported proof's `proof_recorded` event of that chain up to the chain's head in the export's
+/// snapshot (the head its signed checkpoint names). Re-hashing the segment from its first event
+/// and arriving at the signed head proves every event in it (each exported proof's among them) is
+/// in the log the checkpoint covers (docs/decisions/0019-standalone-bundles.md).
+public struct AuditSegment: Sendable {
+    /// The heads of the snapshot, by chain.
+    let heads: [Int16: AuditChainHead]
+    /// The seq of the oldest included event, by chain.
+    public private(set) var firstSeq: [Int16: Int64] = [:]
+    /// Events read per round trip.
+    static let pageSize = 1000
+
+    /// Bounds for the snapshot whose chain heads are `heads`.
+    public init(heads: [AuditChainHead]) {
+        self.heads = Dictionary(heads.map { ($0.chain, $0) }, uniquingKeysWith: { first, _ in first })
+    }
+
+    /// Makes the segment of `event`'s chain start at `event` or earlier.
+    public mutating func include(_ event: AuditEvent) {
+        firstSeq[event.chain] = min(firstSeq[event.chain] ?? event.seq, event.seq)
+    }
+
+    /// True when `event` belongs to a segment: its chain has one, and it lies between its start and head.
+    public func contains(_ event: AuditEvent) -> Bool {
+        guard let first = firstSeq[event.chain], let head = heads[event.chain] else { return false }
+        return event.seq >= first && event.seq <= head.seq
+    }
+
+    /// Reads every event of the segments in `session` (the export's snapshot), by ascending seq,
+    /// in pages of ``pageSize``: one pass over the log from the oldest segment's start.
+    func read(in session: PostgresSession, each: (AuditEvent) async throws -> Void) async throws {
+        guard let start = firstSeq.values.min() else { return }
+        let last = firstSeq.keys.compactMap { heads[$0]?.seq }.max() ?? start
+        var key = (start - 1, AuditTimestamp(micros: -62_135_596_800_000_000))  // year 1: below any event, inside timestamptz's range
+        while true {
+            let page = try await AuditLog.page(after: key, limit: Self.pageSize, in: session)
+            for event in page where contains(event) { try await each(event) }
+            guard let tail = page.last, page.count == Self.pageSize, tail.seq < last else { return }
+            key = (tail.seq, AuditTimestamp(micros: tail.occurredAtMicros))
+        }
+    }
+}

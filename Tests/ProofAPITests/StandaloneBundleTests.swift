@@ -1,0 +1,151 @@
+import Archive
+import Cryptography
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Postgres
+@testable import ProofAPI
+import ProofService
+import ProofStore
+import Testing
+import TestSupport
+
+/// Version 3 bundles stand alone (issue 19.6): each proof is checked against its own files, its
+/// `proof_recorded` event, and the event against the signed checkpoint through the audit segment
+/// the bundle carries. Every tampering is named by file; the exporter refuses to sign a proof that
+/// does not verify.
+@Suite("Standalone bundles", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+struct StandaloneBundleTests {
+    /// The entries of `bundle` re-packed (valid CRCs) after `change` edits, drops (nil) or keeps them.
+    static func repack(_ bundle: [UInt8], _ change: (String, [UInt8]) throws -> [UInt8]?) throws -> [UInt8] {
+        let archive = try ZipArchiveReader(bundle)
+        var writer = ZipArchiveWriter()
+        var out: [UInt8] = []
+        for entry in try archive.entries {
+            guard let contents = try change(entry.name, try archive.contents(of: entry)) else { continue }
+            out += try writer.add(entry.name, contents: contents, modified: Date(), compress: true)
+        }
+        return out + (try writer.finish())
+    }
+
+    /// `contents` with the first `old` replaced by `new` (which must be there).
+    static func replacing(_ contents: [UInt8], _ old: String, _ new: String) throws -> [UInt8] {
+        let text = String(decoding: contents, as: UTF8.self)
+        let range = try #require(text.range(of: old), "\(old) not found")
+        return Array(text.replacingCharacters(in: range, with: new).utf8)
+    }
+
+    @Test("a v3 bundle verifies alone; a changed PNG byte, metadata field, event, a removed proof or a re-signed manifest is named")
+    func tampering() async throws {
+        try await APITestHarness.with { harness in
+            try await harness.application().test(.router) { client in
+                let references = try await ExportTests.seed(client, harness)
+                let response = try await ExportTests.export(client, harness)
+                #expect(response.status == .ok)
+                let bundle = response.bytes
+                let key = harness.checkpointKey.publicKey
+                let report = ExportBundleVerifier.verify(bundle, trustedKey: key)
+                #expect(report.isValid, "\(report.failures)")
+                #expect(report.format == "countersign.export/v3" && report.verifiedProofs == 3)
+                // The three proof events, the export's own event and every other event since the first proof's, per chain.
+                #expect(report.auditEvents >= 3)
+                let folder = "deliveries/\(references[0])/"
+
+                // A changed PNG byte: named by the PNG (against metadata.json, the event and the checksums).
+                let png = try Self.repack(bundle) { name, contents in
+                    guard name == folder + "signature.png" else { return contents }
+                    var changed = contents
+                    changed[changed.count / 2] ^= 0x01
+                    return changed
+                }
+                let pngReport = ExportBundleVerifier.verify(png, trustedKey: key)
+                #expect(pngReport.failures.contains { $0.file == folder + "signature.png" && $0.reason.contains("png_sha256") }, "\(pngReport.failures)")
+
+                // A changed metadata field (the signer), with metadata.json's checksum line fixed too: the
+                // facts no longer hash to the event's metadata_sha256.
+                var newDigest = ""
+                var oldDigest = ""
+                let signerChanged = try Self.repack(bundle) { name, contents in
+                    guard name == folder + "metadata.json" else { return contents }
+                    let changed = try Self.replacing(contents, "\"signer\":{\"name\":\"Ada\"}", "\"signer\":{\"name\":\"Eve\"}")
+                    oldDigest = SHA256.hex(contents)
+                    newDigest = SHA256.hex(changed)
+                    return changed
+                }
+                let fixedChecksums = try Self.repack(signerChanged) { name, contents in
+                    name.hasPrefix("checksums/") ? try Self.replacing(contents, oldDigest, newDigest) : contents
+                }
+                let metadataReport = ExportBundleVerifier.verify(fixedChecksums, trustedKey: key)
+                #expect(metadataReport.failures.contains { $0.file == folder + "metadata.json" && $0.reason.contains("metadata_sha256") },
+                        "\(metadataReport.failures)")
+
+                // A removed proof: its five files are named as listed but missing, and the count differs.
+                let removed = try Self.repack(bundle) { name, contents in name.hasPrefix(folder) ? nil : contents }
+                let removedReport = ExportBundleVerifier.verify(removed, trustedKey: key)
+                #expect(removedReport.failures.contains { $0.file == folder + "signature.png" && $0.reason.contains("missing") }, "\(removedReport.failures)")
+                #expect(removedReport.failures.contains { $0.file == "manifest.json" && $0.reason.contains("2") })
+
+                // A manifest re-signed with another key: refused by the pinned key, naming public_key.pem.
+                let stranger = try Ed25519PrivateKey.generate()
+                let archive = try ZipArchiveReader(bundle)
+                let manifestBytes = try archive.contents(of: try #require(try archive.entries.first { $0.name == "manifest.json" }))
+                let resigned = try Self.repack(bundle) { name, contents in
+                    switch name {
+                    case "manifest.sig": try stranger.signature(for: manifestBytes)
+                    case "public_key.pem": Array(try stranger.publicKey.pemRepresentation().utf8)
+                    default: contents
+                    }
+                }
+                let resignedReport = ExportBundleVerifier.verify(resigned, trustedKey: key)
+                #expect(resignedReport.failures.contains { $0.file == "public_key.pem" && $0.reason.contains("not trusted") }, "\(resignedReport.failures)")
+
+                // An altered event (its subject) in the audit segment: its hash no longer holds, named by the segment file.
+                let altered = try Self.repack(bundle) { name, contents in
+                    guard name.hasPrefix("audit/"), String(decoding: contents, as: UTF8.self).contains("delivery:\(references[1])") else {
+                        return contents
+                    }
+                    return try Self.replacing(contents, "\"subject\":\"delivery:\(references[1])\"", "\"subject\":\"delivery:\(references[1])X\"")
+                }
+                let alteredReport = ExportBundleVerifier.verify(altered, trustedKey: key)
+                #expect(alteredReport.failures.contains { $0.file.hasPrefix("audit/chain-") && $0.reason.contains("altered") }, "\(alteredReport.failures)")
+
+                // Read from a file through the central directory, the same bundle verifies.
+                let path = FileManager.default.temporaryDirectory.appendingPathComponent("bundle-\(UUID().uuidString).zip").path
+                #expect(FileManager.default.createFile(atPath: path, contents: Data(bundle)))
+                defer { try? FileManager.default.removeItem(atPath: path) }
+                var trusted = TrustedKeys()
+                trusted.add(key)
+                #expect(try ExportBundleVerifier.verify(file: path, trusting: trusted).isValid)
+            }
+        }
+    }
+
+    @Test("the exporter refuses to sign a bundle whose proof no longer matches its audit event")
+    func refusesToSign() async throws {
+        try await APITestHarness.with { harness in
+            try await harness.application().test(.router) { client in
+                let (reference, _) = try await AuditTests.deliver(client, harness)
+                try await harness.scratch.asSuperuser { admin in
+                    try await admin.withConnection { session in
+                        try await session.execute("ALTER TABLE proofs DISABLE TRIGGER USER")
+                        try await session.execute("UPDATE proofs SET signer_name = 'Mallory'")
+                        try await session.execute("ALTER TABLE proofs ENABLE TRIGGER USER")
+                    }
+                }
+                let exporter = ProofExporter(database: harness.database, key: harness.checkpointKey,
+                                             work: CPUWorkPool(queueLimit: 16, perKeyLimit: 16))
+                var written = 0
+                await #expect {
+                    _ = try await exporter.export(format: .zip, since: nil, until: nil) { written += $0.count }
+                } throws: { error in
+                    guard case ExportError.proofFailsVerification(let failing, let failures) = error else { return false }
+                    return failing == reference && failures.contains { $0.file.hasSuffix("metadata.json") }
+                }
+                // Nothing signed went out: the stream stopped before the manifest.
+                #expect(written == 0)
+            }
+        }
+    }
+}

@@ -1,0 +1,360 @@
+#!/usr/bin/env python3
+"""A reference verifier for Countersign evidence, written from docs/audit.md alone (issue 19.7).
+
+    countersign_verify.py bundle FILE.zip --public-key HEX        an export bundle (format v3), offline
+    countersign_verify.py database --database-url URL --public-key HEX
+                                                                   the audit chains, checkpoints and proofs (psql)
+
+Prints `OK ...` and exits 0, or one `INVALID <file or event>: <reason>` line per problem and exits 1.
+Needs Python 3.9+ and the `cryptography` package (Ed25519); the database mode runs `psql`.
+"""
+import argparse
+import hashlib
+import json
+import struct
+import subprocess
+import sys
+import zipfile
+
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+TRAILER = {"manifest.json", "manifest.sig", "public_key.pem"}
+PROOF_FILES = ["metadata.json", "signature.png", "signature.svg", "points", "ink"]
+
+
+# --- the encodings of docs/audit.md ("The hash", "What the digests cover", "Signed checkpoints") ---
+
+def text(value):
+    if value is None:
+        return b"\x00"
+    data = value.encode("utf-8")
+    return b"\x01" + struct.pack(">I", len(data)) + data
+
+
+def number(value):
+    return b"\x00" if value is None else b"\x01" + struct.pack(">d", float(value))
+
+
+def event_canonical(e):
+    chain = struct.pack(">h", e["chain"]) if e["encoding"] == "countersign.audit/v2" else b""
+    return (text(e["encoding"]) + chain + struct.pack(">q", e["seq"]) + struct.pack(">q", e["occurred_at_us"])
+            + text(e["actor_key_id"]) + text(e["actor_role"]) + text(e["action"]) + text(e["subject"])
+            + text(e["request_id"]) + text(e["client_address"]) + text(e["user_agent"]) + text(e["details_text"]))
+
+
+def event_hash(e):
+    return hashlib.sha256(bytes.fromhex(e["prev_hash"]) + event_canonical(e)).hexdigest()
+
+
+def render_options(options):
+    if not isinstance(options, dict):
+        return b"\xff"
+    out = struct.pack(">I", len(options))
+    for name in sorted(options, key=lambda n: n.encode("utf-8")):
+        value = options[name]
+        out += text(name)
+        if isinstance(value, bool):
+            out += b"b" + (b"\x01" if value else b"\x00")
+        elif isinstance(value, (int, float)):
+            out += b"n" + struct.pack(">d", float(value))
+        elif isinstance(value, str):
+            out += b"s" + text(value)
+        elif value is None:
+            out += b"z"
+        else:
+            return b"\xff"
+    return out
+
+
+def facts_digest(f):
+    """metadata_sha256: `f` holds the proof facts by their names in docs/audit.md."""
+    out = (text("countersign.proof-facts/v1") + text(f["proof_id"]) + text(f["reference"]) + text(f["signer_name"])
+           + struct.pack(">q", f["captured_at_us"]) + struct.pack(">i", f["captured_at_offset_min"]) + text(f["captured_at_text"])
+           + struct.pack(">q", f["received_at_us"]) + number(f["location_lat"]) + number(f["location_lon"])
+           + number(f["location_accuracy_m"]) + number(f["distance_to_destination_m"]) + number(f["geofence_radius_m"])
+           + text(",".join(f["flags"])) + text(f["device_id"]) + text(f["device_model"]) + text(f["device_os"]) + text(f["device_app"])
+           + text(f["body_content_type"]) + text(f["body_content_encoding"]) + text(f["ink_format"])
+           + struct.pack(">iiii", f["point_count"], f["stroke_count"], f["png_width"], f["png_height"])
+           + render_options(f["render_options"]) + text(f["algorithm_version"]) + text(f["uploaded_by"]))
+    return hashlib.sha256(out).hexdigest()
+
+
+def facts_of_metadata(doc):
+    p = doc["proof"]
+    location = p.get("location") or {}
+    device = p["device"]
+    return {
+        "proof_id": p["proof_id"], "reference": p["reference"], "signer_name": p["signer"]["name"],
+        "captured_at_us": p["captured_at_us"], "captured_at_offset_min": p["captured_at_offset_min"],
+        "captured_at_text": p["captured_at_as_sent"], "received_at_us": p["received_at_us"],
+        "location_lat": location.get("lat"), "location_lon": location.get("lon"), "location_accuracy_m": location.get("accuracy_m"),
+        "distance_to_destination_m": p["distance_to_destination_m"], "geofence_radius_m": p["geofence_radius_m"],
+        "flags": p["flags"], "device_id": device["id"], "device_model": device["model"], "device_os": device["os"],
+        "device_app": device["app"], "body_content_type": p["original"]["content_type"],
+        "body_content_encoding": p["original"]["content_encoding"], "ink_format": p["ink"]["format"],
+        "point_count": p["ink"]["points"], "stroke_count": p["ink"]["strokes"], "png_width": p["png"]["width"],
+        "png_height": p["png"]["height"], "render_options": p["render_options"], "algorithm_version": p["algorithm_version"],
+        "uploaded_by": p["uploaded_by"]["key_id"],
+    }
+
+
+def checkpoint_message(c):
+    if c.get("version", 1) == 1:
+        return (text("countersign.checkpoint/v1") + struct.pack(">q", c["seq"]) + bytes.fromhex(c["head_hash"])
+                + struct.pack(">q", c["signed_at_us"]))
+    heads = b"".join(struct.pack(">hq", h["chain"], h["head_seq"]) + bytes.fromhex(h["head_hash"]) for h in c["chains"])
+    return text("countersign.checkpoint/v2") + struct.pack(">q", c["signed_at_us"]) + struct.pack(">I", len(c["chains"])) + heads
+
+
+def signature_holds(public_key_hex, signature_hex, message):
+    try:
+        Ed25519PublicKey.from_public_bytes(bytes.fromhex(public_key_hex)).verify(bytes.fromhex(signature_hex), message)
+        return True
+    except (InvalidSignature, ValueError):
+        return False
+
+
+class Findings:
+    def __init__(self):
+        self.problems = []
+
+    def fail(self, where, reason):
+        self.problems.append(f"INVALID {where}: {reason}")
+
+    def finish(self, summary):
+        for line in self.problems:
+            print(line)
+        if not self.problems:
+            print("OK " + summary)
+        return 1 if self.problems else 0
+
+
+# --- a bundle ---
+
+def verify_bundle(path, pinned):
+    found = Findings()
+    fail = found.fail
+    archive = zipfile.ZipFile(path)
+    names = [info.filename for info in archive.infolist()]
+
+    def read(name):
+        try:
+            return archive.read(name)
+        except KeyError:
+            fail(name, "missing from the bundle")
+        except (zipfile.BadZipFile, OSError) as error:
+            fail(name, f"cannot be read ({error})")
+        return None
+
+    manifest_bytes, signature, pem = read("manifest.json"), read("manifest.sig"), read("public_key.pem")
+    if manifest_bytes is None or signature is None or pem is None:
+        return found.finish("")
+    signer = serialization.load_pem_public_key(pem).public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw).hex()
+    if signer not in pinned:
+        fail("public_key.pem", f"signed by key {signer}, which is not pinned")
+    if not signature_holds(signer, signature.hex(), manifest_bytes):
+        fail("manifest.sig", "the signature of manifest.json does not verify")
+    manifest = json.loads(manifest_bytes)
+    if manifest.get("format") != "countersign.export/v3":
+        fail("manifest.json", f"format {manifest.get('format')}: this verifier reads version 3 bundles")
+        return found.finish("")
+    checkpoint = manifest["checkpoint"]
+    if checkpoint["public_key"] != signer or not signature_holds(checkpoint["public_key"], checkpoint["signature"], checkpoint_message(checkpoint)):
+        fail("manifest.json", "the checkpoint is not signed by the bundle's key")
+    heads = {h["chain"]: (h["head_seq"], h["head_hash"]) for h in checkpoint["chains"]}
+
+    # Every file but the trailer is in exactly one signed checksum file.
+    listed = {}
+    for entry in manifest["checksums"]:
+        data = read(entry["path"])
+        if data is None:
+            continue
+        if hashlib.sha256(data).hexdigest() != entry["sha256"] or len(data) != entry["bytes"]:
+            fail(entry["path"], "differs from the SHA-256 in manifest.json")
+        for line in data.decode("utf-8").splitlines():
+            digest, _, name = line.partition("  ")
+            listed[name] = digest
+    checksum_files = {entry["path"] for entry in manifest["checksums"]}
+    digests = {}
+    for name in names:
+        if name in TRAILER or name in checksum_files:
+            continue
+        data = read(name)
+        if data is None:
+            continue
+        digests[name] = hashlib.sha256(data).hexdigest()
+        if name not in listed:
+            fail(name, "is not in any checksums file")
+        elif listed[name] != digests[name]:
+            fail(name, f"SHA-256 {digests[name]} differs from the checksums file's {listed[name]}")
+    for name in listed:
+        if name not in digests and name not in names:
+            fail(name, "is listed in a checksums file but missing from the bundle")
+
+    # The audit segments: re-hash every event, follow prev_hash, and end at the signed head.
+    events = {}
+    event_count = 0
+    segments = sorted(name for name in names if name.startswith("audit/"))
+    by_chain = {}
+    for name in segments:
+        by_chain.setdefault(int(name.split("/")[1][len("chain-"):]), []).append(name)
+    for chain, files in sorted(by_chain.items()):
+        last = None
+        for name in files:
+            for line in read(name).decode("utf-8").splitlines():
+                e = json.loads(line)
+                event_count += 1
+                where = f"{name} event seq {e['seq']}"
+                if e["chain"] != chain:
+                    fail(where, f"is on chain {e['chain']}, not {chain}")
+                if event_hash(e) != e["hash"]:
+                    fail(where, "its hash does not match its fields (the event was altered)")
+                if last is not None and (e["prev_hash"] != last[1] or e["seq"] <= last[0]):
+                    fail(where, f"does not follow seq {last[0]} of chain {chain}")
+                last = (e["seq"], e["hash"])
+                if e["action"] == "proof_recorded":
+                    details = json.loads(e["details_text"])
+                    events[details.get("proof_id")] = (e, details)
+        if heads.get(chain) != last:
+            fail(files[-1], f"chain {chain} ends at {last}, but the checkpoint signs {heads.get(chain)}")
+
+    # Each proof: its files against metadata.json, metadata.json and the files against the event.
+    proofs = 0
+    folders = sorted({name.rsplit("/", 1)[0] + "/" for name in names if name.startswith("deliveries/")})
+    for folder in folders:
+        proofs += 1
+        meta = read(folder + "metadata.json")
+        if meta is None:
+            continue
+        doc = json.loads(meta)
+        proof = doc["proof"]
+        if "deliveries/" + proof["reference"].replace(":", "%3A") + "/" != folder or doc["delivery"]["reference"] != proof["reference"]:
+            fail(folder + "metadata.json", "names another delivery than its folder")
+        for name in PROOF_FILES[1:]:
+            described = doc["files"].get(name, {})
+            if folder + name not in digests:
+                fail(folder + name, "missing from the bundle")
+            elif described.get("sha256") != digests[folder + name]:
+                fail(folder + name, "differs from the SHA-256 in metadata.json")
+        if proof["original"]["sha256"] != digests.get(folder + "points") or proof["png"]["sha256"] != digests.get(folder + "signature.png"):
+            fail(folder + "metadata.json", "original.sha256 or png.sha256 does not describe the files")
+        recorded = events.pop(proof["proof_id"], None)
+        if recorded is None:
+            fail(folder, f"proof {proof['proof_id']} has no proof_recorded event in the audit segments")
+            continue
+        event, details = recorded
+        at = f"event seq {event['seq']} (chain {event['chain']})"
+        if event["subject"] != "delivery:" + proof["reference"]:
+            fail(folder + "metadata.json", f"belongs to delivery:{proof['reference']}, {at} to {event['subject']}")
+        for name, key in (("points", "points_sha256"), ("signature.png", "png_sha256"), ("ink", "ink_sha256")):
+            if key in details and details[key] != digests.get(folder + name):
+                fail(folder + name, f"differs from {key} of {at}")
+        if "metadata_sha256" in details and details["metadata_sha256"] != facts_digest(facts_of_metadata(doc)):
+            fail(folder + "metadata.json", f"its facts do not hash to metadata_sha256 of {at}")
+    if proofs != manifest["proof_count"]:
+        fail("manifest.json", f"states {manifest['proof_count']} proofs, the bundle holds {proofs}")
+    return found.finish(f"bundle {path}: {proofs} proofs, {event_count} audit events, signed by {signer}")
+
+
+# --- a database ---
+
+def rows(url, sql):
+    query = f"SELECT row_to_json(t) FROM ({sql}) t"
+    output = subprocess.run(["psql", "-XAtq", "-v", "ON_ERROR_STOP=1", url, "-c", query], check=True, capture_output=True, text=True)
+    return [json.loads(line) for line in output.stdout.splitlines() if line]
+
+
+def verify_database(url, pinned):
+    found = Findings()
+    fail = found.fail
+    events = rows(url, """
+        SELECT seq, chain, CASE encoding WHEN 1 THEN 'countersign.audit/v1' ELSE 'countersign.audit/v2' END AS encoding,
+            (extract(epoch FROM occurred_at) * 1000000)::int8 AS occurred_at_us, actor_key_id::text AS actor_key_id, actor_role,
+            action, subject, request_id, client_address, user_agent, details_text,
+            encode(prev_hash, 'hex') AS prev_hash, encode(hash, 'hex') AS hash
+        FROM audit_events ORDER BY seq, occurred_at""")
+    heads = {}
+    by_hash = {}
+    recorded = {}
+    for e in events:
+        where = f"event seq {e['seq']} (chain {e['chain']})"
+        if event_hash(e) != e["hash"]:
+            fail(where, "its hash does not match its fields (the event was altered)")
+        previous = heads.get(e["chain"], (0, "0" * 64))
+        if e["prev_hash"] != previous[1]:
+            fail(where, f"prev_hash is not the hash of seq {previous[0]} of its chain")
+        heads[e["chain"]] = (e["seq"], e["hash"])
+        by_hash[(e["chain"], e["seq"])] = e["hash"]
+        if e["action"] == "proof_recorded":
+            details = json.loads(e["details_text"])
+            recorded[details.get("proof_id")] = (e, details)
+    for row in rows(url, "SELECT chain, head_seq, encode(head_hash, 'hex') AS head_hash FROM audit_chains ORDER BY chain"):
+        if heads.get(row["chain"], (0, "0" * 64)) != (row["head_seq"], row["head_hash"]):
+            fail(f"audit_chains chain {row['chain']}", f"names seq {row['head_seq']}, the chain ends at {heads.get(row['chain'])}")
+    checkpoints = rows(url, """
+        SELECT id, version, seq, encode(head_hash, 'hex') AS head_hash, encode(heads, 'hex') AS heads,
+            (extract(epoch FROM signed_at) * 1000000)::int8 AS signed_at_us, encode(public_key, 'hex') AS public_key,
+            encode(signature, 'hex') AS signature
+        FROM audit_checkpoints ORDER BY id""")
+    for c in checkpoints:
+        where = f"checkpoint {c['id']}"
+        if c["version"] == 2:
+            raw = bytes.fromhex(c["heads"])
+            c["chains"] = [{"chain": struct.unpack(">h", raw[i:i + 2])[0], "head_seq": struct.unpack(">q", raw[i + 2:i + 10])[0],
+                            "head_hash": raw[i + 10:i + 42].hex()} for i in range(0, len(raw), 42)]
+        else:
+            c["chains"] = [{"chain": 0, "head_seq": c["seq"], "head_hash": c["head_hash"]}]
+        if c["public_key"] not in pinned:
+            fail(where, f"signed by key {c['public_key']}, which is not pinned")
+        if not signature_holds(c["public_key"], c["signature"], checkpoint_message(c)):
+            fail(where, "its signature does not verify")
+        for head in c["chains"]:
+            if head["head_seq"] != 0 and by_hash.get((head["chain"], head["head_seq"])) != head["head_hash"]:
+                fail(where, f"signs seq {head['head_seq']} of chain {head['chain']}, which the chain does not hold")
+    proofs = rows(url, """
+        SELECT p.id::text AS proof_id, d.reference::text AS reference, p.signer_name AS signer_name,
+            (extract(epoch FROM p.captured_at) * 1000000)::int8 AS captured_at_us, p.captured_at_offset_min, p.captured_at_text,
+            (extract(epoch FROM p.received_at) * 1000000)::int8 AS received_at_us, p.location_lat::float8 AS location_lat,
+            p.location_lon::float8 AS location_lon, p.location_accuracy_m::float8 AS location_accuracy_m,
+            p.distance_to_destination_m::float8 AS distance_to_destination_m, p.geofence_radius_m::float8 AS geofence_radius_m,
+            p.flags::text[] AS flags, p.device_id, p.device_model, p.device_os, p.device_app, p.body_content_type,
+            p.body_content_encoding, p.ink_format, p.point_count, p.stroke_count, p.png_width, p.png_height,
+            p.render_options, p.algorithm_version, p.uploaded_by::text AS uploaded_by,
+            encode(sha256(p.body), 'hex') AS points_sha256, encode(sha256(p.png), 'hex') AS png_sha256,
+            encode(sha256(p.ink), 'hex') AS ink_sha256
+        FROM proofs p JOIN deliveries d ON d.id = p.delivery_id ORDER BY p.received_at, p.id""")
+    for p in proofs:
+        where = f"proof {p['proof_id']} (delivery {p['reference']})"
+        event = recorded.get(p["proof_id"])
+        if event is None:
+            fail(where, "has no proof_recorded event")
+            continue
+        e, details = event
+        at = f"event seq {e['seq']} (chain {e['chain']})"
+        if e["subject"] != "delivery:" + p["reference"]:
+            fail(where, f"lies under delivery {p['reference']}, {at} names {e['subject']}")
+        for key in ("points_sha256", "png_sha256", "ink_sha256"):
+            if key in details and details[key] != p[key]:
+                fail(where, f"{key} differs from {at}")
+        if "metadata_sha256" in details and details["metadata_sha256"] != facts_digest(p):
+            fail(where, f"its facts do not hash to metadata_sha256 of {at}")
+    return found.finish(f"database: {len(events)} events in {len(heads)} chains, {len(checkpoints)} checkpoints, {len(proofs)} proofs")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("what", choices=["bundle", "database"])
+    parser.add_argument("path", nargs="?")
+    parser.add_argument("--database-url")
+    parser.add_argument("--public-key", action="append", required=True, help="a pinned Ed25519 key, 64 hex digits (repeatable)")
+    args = parser.parse_args()
+    pinned = {key.lower() for key in args.public_key}
+    if args.what == "bundle":
+        return verify_bundle(args.path, pinned)
+    return verify_database(args.database_url, pinned)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
