@@ -20,11 +20,15 @@ extension DeliveryRepository {
     /// statement keeps a good plan whichever area came first: read 1 is forced onto the `seq`
     /// index by its inner `LIMIT`, read 3 off it by ordering on `seq + 0`.
     public func search(_ search: DeliverySearch) async throws -> DeliveryPage {
+        try await self.search(search, window: Self.recentWindow(limit: search.limit))
+    }
+
+    /// ``search(_:)`` with the size of read 1's window given (tests make it tiny so that read 3 runs).
+    func search(_ search: DeliverySearch, window: Int) async throws -> DeliveryPage {
         let below = search.afterSeq ?? .max
         guard search.isFiltered else {
             return page(try await newest(below: below, limit: search.limit + 1), limit: search.limit)
         }
-        let window = Self.recentWindow(limit: search.limit)
         let recent = try await database.query(Self.recentQuery(search, below: below, window: window))
         var rows = try recent.rows.map(Self.delivery)
         guard rows.count <= search.limit else { return page(rows, limit: search.limit) }

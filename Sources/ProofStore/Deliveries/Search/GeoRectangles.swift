@@ -1,6 +1,6 @@
 import Foundation
 
-/// A search area as at most two longitude/latitude rectangles, the shape the GiST index on
+/// A search area as a few longitude/latitude rectangles, the shape the GiST index on
 /// `deliveries.destination` answers (`destination <@ box`). A box that crosses the 180th meridian
 /// is two rectangles, one each side; a circle is first widened to the rectangle around it.
 struct GeoRectangles: Equatable {
@@ -15,7 +15,8 @@ struct GeoRectangles: Equatable {
     let rectangles: [Rectangle]
 
     /// The rectangles of `box` (`west > east` crosses the 180th meridian; a width of 360° or more is
-    /// every longitude).
+    /// every longitude). A box's rectangles are at most three: when it ends at 180, the meridian
+    /// stored as -180 is a rectangle of its own.
     init(_ box: DeliverySearch.BoundingBox) {
         self.init(west: box.west, south: box.south, east: box.east, north: box.north)
     }
@@ -45,6 +46,8 @@ struct GeoRectangles: Equatable {
         let to = east == 180 ? 180 : GeoPoint.normalizedLongitude(east)
         if from <= to {
             rectangles = [Rectangle(west: from, south: south, east: to, north: north)]
+                // Stored longitudes stop short of 180 (it is kept as -180): a box to 180 takes that meridian too.
+                + (to == 180 && from > -180 ? [Rectangle(west: -180, south: south, east: -180, north: north)] : [])
         } else {
             rectangles = [Rectangle(west: from, south: south, east: 180, north: north),
                           Rectangle(west: -180, south: south, east: to, north: north)]
