@@ -2,7 +2,7 @@
 # Upload latency across PostgreSQL checkpoints (issue 23, item 5): the same upload load against a
 # private cluster twice, once with PostgreSQL's checkpoint defaults (checkpoint_timeout=5min,
 # max_wal_size=1GB, wal_compression=off) and once with the settings scripts/pg.sh starts clusters
-# with (10min, 4GB, completion 0.9, lz4), each for SECONDS (default 600: the acceptance run, long
+# with (10min, 8GB, completion 0.9, lz4), each for SECONDS (default 600: the acceptance run, long
 # enough for several checkpoints). For each it prints wrk's p50/p99/max, the checkpoints PostgreSQL
 # ran (timed and requested by WAL volume, from pg_stat_bgwriter), WAL bytes per upload, and the
 # checkpoint log lines (log_checkpoints), so a latency spike can be matched with a checkpoint.
