@@ -3,7 +3,7 @@
 # free port) grown to N proofs, and at each step (25k, 50k, 100k, 200k, … doubling, then N):
 #   - upload rate and p50/p99 over HTTP (wrk -t1 -c8, real SVC2004 signatures, one proof per delivery),
 #   - `countersign verify --database`: wall time and peak RSS,
-#   - `countersign export` of the last 24 hours as a ZIP: proofs/s, MB/s and peak RSS,
+#   - `countersign export` of the last 24 hours (SCALE_EXPORT_HOURS) as a ZIP: proofs/s, MB/s, peak RSS,
 #   - search latency p50/p95/p99 (Benchmarks/search_latency.py: world, country, city, antimeridian and
 #     sparse bbox, near, q, flag; 200 requests each, one at a time, paging every tenth request).
 #
@@ -106,8 +106,8 @@ for step in "${steps[@]}"; do
     timed env DATABASE_URL="$url" "$binary" verify --database --trust-embedded-key --json >"$work/verify.json" 2>&1 || true
     read -r elapsed rss < <(tail -n 1 "$work/time")
     echo "   $elapsed s, peak RSS $((rss / 1024)) MB; last line: $(tail -n 1 "$work/verify.json" | cut -c1-160)"
-    echo "-- export, last 24 hours, ZIP"
-    since="$(date -u -d '-1 day' +%Y-%m-%dT%H:%M:%SZ)"; until="$(date -u -d '+1 minute' +%Y-%m-%dT%H:%M:%SZ)"
+    echo "-- export, last ${SCALE_EXPORT_HOURS:-24} hours, ZIP"
+    since="$(date -u -d "-${SCALE_EXPORT_HOURS:-24} hours" +%Y-%m-%dT%H:%M:%SZ)"; until="$(date -u -d '+1 minute' +%Y-%m-%dT%H:%M:%SZ)"
     count="$(sql -c "SELECT count(*) FROM proofs WHERE received_at >= '$since' AND received_at < '$until'")"
     timed env DATABASE_URL="$url" "$binary" export --since "$since" --until "$until" -o "$work/export.zip" >/dev/null 2>&1 || echo "   export failed"
     read -r elapsed rss < <(tail -n 1 "$work/time")
