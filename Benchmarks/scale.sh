@@ -16,7 +16,8 @@
 # every event.
 #
 # Environment: BENCH_BINARY (default: `swift build -c release` here), SEARCH_BINARY (the binary that
-# serves the search measurements; default BENCH_BINARY), SCALE_PG_DIR (default .data/scale),
+# serves the search measurements; default BENCH_BINARY), SEARCH_PEER_BINARY (another build whose
+# searches are measured right after, on the same database: the comparison), SCALE_PG_DIR (default .data/scale),
 # SCALE_PG_PORT and SCALE_PORT (default: free ports), COUNTERSIGN_CORPUS (default ../shared/corpus;
 # without it the script says so and exits 0: the corpus is never copied into the repository).
 # Leaves the cluster's folder for a later, larger run (it continues from the proofs there); delete
@@ -118,4 +119,10 @@ for step in "${steps[@]}"; do
     [ "$search_binary" = "$binary" ] || { stop_server; serve "$search_binary"; }
     echo "-- search latency"
     python3 Benchmarks/search_latency.py --url "http://127.0.0.1:$port" --token "$token" --requests "${SCALE_SEARCH_REQUESTS:-200}" | sed 's/^/   /'
+    if [ -n "${SEARCH_PEER_BINARY:-}" ]; then
+        stop_server; serve "$SEARCH_PEER_BINARY"
+        echo "-- search latency, peer $SEARCH_PEER_BINARY (same database; a binary without q/flag ignores them)"
+        python3 Benchmarks/search_latency.py --url "http://127.0.0.1:$port" --token "$token" --requests "${SCALE_SEARCH_REQUESTS:-200}" | sed 's/^/   /'
+        stop_server; serve "$binary"
+    fi
 done
