@@ -49,6 +49,23 @@ struct DeliverySearchTests {
         }
     }
 
+    @Test("status and time alone: the same answers from the window and from their own indexes")
+    func statusAndTime() async throws {
+        try await ScratchDatabase.with(prefix: "search_time") { _, database in
+            let deliveries = DeliveryRepository(database: database)
+            for i in 0..<5 {
+                _ = try await deliveries.create(NewDelivery(reference: "T-\(i)", recipientName: "R", address: "A", destination: nil), by: nil)
+            }
+            let future = Date().addingTimeInterval(86_400), past = Date(timeIntervalSince1970: 0)
+            for window in Self.windows {
+                let all = try await deliveries.search(.init(status: .pending, since: past, until: future, limit: 2), window: window)
+                #expect(all.deliveries.map(\.reference) == ["T-4", "T-3"] && all.nextSeq != nil, "window \(window)")
+                #expect(try await deliveries.search(.init(since: future), window: window).deliveries.isEmpty)
+                #expect(try await deliveries.search(.init(status: .delivered), window: window).deliveries.isEmpty)
+            }
+        }
+    }
+
     @Test("paging an area newest first, with matching deliveries inserted between pages")
     func pagingWithInserts() async throws {
         try await ScratchDatabase.with(prefix: "search_paging") { _, database in

@@ -4,7 +4,7 @@ extension DeliveryRepository {
     /// One page of deliveries matching `search`, newest first.
     ///
     /// A search is at most three short reads, each bounded whatever the filter and the table size
-    /// (docs/decisions/0016-search-from-indexes.md):
+    /// (docs/decisions/0017-search-from-indexes.md):
     ///
     /// 1. The newest ``recentWindow(limit:)`` rows below the cursor, read by the `seq` index and
     ///    filtered row by row. A filter that matches often (a country, the whole world, a common
@@ -63,13 +63,17 @@ extension DeliveryRepository {
     /// Read 3: the newest `limit` matches below `below`, found by the filter's index. The inner
     /// select reads only `seq` (and the conditions' columns), so an area alone is answered by an
     /// index-only scan of `deliveries_destination_point`; ordering by `seq + 0` keeps the planner
-    /// from walking the `seq` index instead, which is the slow plan when matches are rare.
+    /// from walking the `seq` index instead, which is the slow plan when matches are rare and the
+    /// planner cannot know it (a box's selectivity is a constant to it, a set from `proofs` is
+    /// opaque). Status and time alone keep `ORDER BY seq`: their B-trees have real statistics, and
+    /// `(status, seq DESC)` or a walk of `seq` past a period's end may be the right plan for them.
     static func indexedQuery(_ search: DeliverySearch, below: Int64, limit: Int) -> PostgresQuery {
         var filter = DeliverySearchConditions.filter(search, form: .fromIndex)
         filter.add("d.seq < \(below)")
+        let order = search.hasIndexedFilter ? "d.seq + 0" : "d.seq"
         return """
             SELECT \(unescaped: columns) FROM (
-                SELECT d.seq FROM deliveries d \(filter.whereClause) ORDER BY d.seq + 0 DESC LIMIT \(limit)
+                SELECT d.seq FROM deliveries d \(filter.whereClause) ORDER BY \(unescaped: order) DESC LIMIT \(limit)
             ) hit JOIN deliveries d ON d.seq = hit.seq LEFT JOIN proofs p ON \(unescaped: proofJoin)
             ORDER BY d.seq DESC
             """

@@ -45,7 +45,13 @@ public struct DeliverySearch: Sendable, Equatable {
     public var flag: ProofFlag?
     /// True when a filter narrows the search (beyond the page position).
     var isFiltered: Bool {
-        status != nil || since != nil || until != nil || boundingBox != nil || near != nil || text != nil || flag != nil
+        status != nil || since != nil || until != nil || hasIndexedFilter
+    }
+
+    /// True when a filter has an index of its own whose matches PostgreSQL cannot count in advance
+    /// (an area, text, a flag).
+    var hasIndexedFilter: Bool {
+        boundingBox != nil || near != nil || text != nil || flag != nil
     }
 
     /// Page size (1...500).
