@@ -29,7 +29,8 @@ FROM (
                 ELSE -180 + 359.999 * random() END AS lon
     FROM (SELECT g, random() AS r, 1 + floor(random() * 20)::int AS ci FROM generate_series(:from + 1, :to) g) s
     JOIN cities c ON c.i = s.ci
-) x;
+) x
+ORDER BY g;  -- seq follows g: the join would otherwise hand rows over grouped by city
 
 CREATE TEMP TABLE src AS
     SELECT row_number() OVER (ORDER BY p.id) - 1 AS n, p.* FROM proofs p JOIN deliveries d ON d.id = p.delivery_id
