@@ -14,7 +14,8 @@
 #   scripts/pg.sh url DB       print the app role's URL for DB
 #   scripts/pg.sh admin-url DB print the superuser's URL for DB
 #
-# Port and folder: COUNTERSIGN_PG_PORT (default 5544) and COUNTERSIGN_PG_DIR (default .data/). Test and
+# Port and folder: COUNTERSIGN_PG_PORT (default 5544) and COUNTERSIGN_PG_DIR (default .data/); extra server
+# settings: COUNTERSIGN_PG_OPTIONS ("-c name=value ...", after the checkpoint settings below). Test and
 # benchmark scripts export both for a private cluster on a free port (scripts/free-port.py), so every
 # start, stop, restart, crash and url of one run agrees on them. A start fails, naming the port, when
 # another process listens there, or when this folder's cluster is already running on another port.
@@ -91,6 +92,14 @@ psql_admin() {
     as_owner psql -X -q -v ON_ERROR_STOP=1 -h "$(SOCKET_DIR)" -p "$PORT" -U postgres -d "$db" "$@"
 }
 
+# Checkpoints spread over most of a 10-minute interval and started by time rather than by WAL
+# volume (an upload writes about 36 KB of WAL, measured by Benchmarks/checkpoint_p99.sh: at 400
+# uploads/s the default 1 GB max_wal_size forces a checkpoint every 70 s, each followed by a burst
+# of full-page images; 8 GB lasts 9 minutes at that rate), with those images compressed. Benchmarks/checkpoint_p99.sh compares these with PostgreSQL's defaults;
+# docs/operations.md has the production settings. COUNTERSIGN_PG_OPTIONS (more `-c name=value`)
+# comes after, so a script can override any of them.
+CHECKPOINT_OPTIONS="-c checkpoint_timeout=10min -c checkpoint_completion_target=0.9 -c max_wal_size=8GB -c min_wal_size=512MB -c wal_compression=lz4"
+
 cmd_start() {
     prepare_dirs
     local bin; bin="$(pg_bin)"
@@ -114,7 +123,7 @@ cmd_start() {
     fi
     echo "pg.sh: starting PostgreSQL on 127.0.0.1:$PORT (socket in $(SOCKET_DIR))"
     as_owner "$bin/pg_ctl" -D "$(PGDATA_DIR)" -l "$(PGDATA_DIR)/server.log" -w -t 30 start \
-        -o "-c listen_addresses=127.0.0.1 -p $PORT -k $(SOCKET_DIR) -c max_connections=200 -c fsync=${COUNTERSIGN_PG_FSYNC:-on}" >/dev/null
+        -o "-c listen_addresses=127.0.0.1 -p $PORT -k $(SOCKET_DIR) -c max_connections=200 -c fsync=${COUNTERSIGN_PG_FSYNC:-on} $CHECKPOINT_OPTIONS ${COUNTERSIGN_PG_OPTIONS:-}" >/dev/null
     psql_admin postgres -c "DO \$\$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$APP_ROLE') THEN CREATE ROLE $APP_ROLE LOGIN CREATEDB; END IF; END \$\$;"
 }
 

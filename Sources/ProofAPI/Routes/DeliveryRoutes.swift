@@ -53,32 +53,7 @@ struct DeliveryRoutes: Sendable {
         _ = try context.require(.readDelivery)
         var query = PagedListQuery(request.uri.queryParameters, defaultLimit: policy.defaultPageSize, maxLimit: policy.maxPageSize)
         var search = DeliverySearch(limit: policy.defaultPageSize)
-        if let status = query.value("status") {
-            if let parsed = DeliveryStatus(rawValue: status) { search.status = parsed } else {
-                query.errors.append(.init(field: "status", message: "pending or delivered", code: "invalid_value"))
-            }
-        }
-        query.readPeriod()
-        if let raw = query.value("bbox") {
-            let parts = raw.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
-            if parts.count == 4, let west = parts[0], let south = parts[1], let east = parts[2], let north = parts[3],
-               (-180...180).contains(west), (-180...180).contains(east), (-90...90).contains(south), (-90...90).contains(north),
-               south <= north {
-                search.boundingBox = .init(west: west, south: south, east: east, north: north)
-            } else {
-                query.errors.append(.init(field: "bbox", message: "west,south,east,north in degrees (west > east crosses the 180th meridian; south <= north)",
-                                    code: "invalid_bbox"))
-            }
-        }
-        if let raw = query.value("near") {
-            let parts = raw.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
-            if parts.count == 3, let lat = parts[0], let lon = parts[1], let radius = parts[2],
-               (-90...90).contains(lat), lon.isFinite, (-540...540).contains(lon), radius > 0, radius <= 20_100_000 {
-                search.near = .init(center: GeoPoint(lat: lat, lon: lon), radiusMeters: radius)
-            } else {
-                query.errors.append(.init(field: "near", message: "lat,lon,radius_m (radius in metres, positive)", code: "invalid_near"))
-            }
-        }
+        DeliverySearchParameters.read(&query, into: &search)
         query.readPage()
         guard query.errors.isEmpty else { throw Problem.validation("The search parameters are not valid.", errors: query.errors) }
         (search.since, search.until, search.limit, search.afterSeq) = (query.since, query.until, query.limit, query.afterSeq)

@@ -64,49 +64,6 @@ public struct DeliveryRepository: Sendable {
         return try result.first.map(Self.delivery)
     }
 
-    /// One page of deliveries matching `search`, newest first.
-    public func search(_ search: DeliverySearch) async throws -> DeliveryPage {
-        var filter = SQLFilter()
-        if let status = search.status { filter.add("d.status = \(status.rawValue)") }
-        if let since = search.since { filter.add("d.created_at >= \(since)") }
-        if let until = search.until { filter.add("d.created_at < \(until)") }
-        if let after = search.afterSeq { filter.add("d.seq < \(after)") }
-        if let box = search.boundingBox {
-            filter.add("d.destination_lat BETWEEN \(box.south) AND \(box.north)")
-            if box.east - box.west >= 360 {
-                filter.add("d.destination_lon IS NOT NULL")
-            } else {
-                let west = GeoPoint.normalizedLongitude(box.west)
-                let east = box.east == 180 ? 180 : GeoPoint.normalizedLongitude(box.east)
-                if west <= east {
-                    filter.add("d.destination_lon BETWEEN \(west) AND \(east)")
-                } else {
-                    // Crosses the 180th meridian: west..180 plus -180..east.
-                    filter.add("(d.destination_lon >= \(west) OR d.destination_lon <= \(east))")
-                }
-            }
-        }
-        if let circle = search.near {
-            // Latitude band first (uses the index), then the exact haversine distance.
-            let degrees = circle.radiusMeters / GeoPoint.earthRadius * 180 / .pi
-            filter.add("d.destination_lat BETWEEN \(circle.center.lat - degrees) AND \(circle.center.lat + degrees)")
-            let lat = circle.center.lat, lon = circle.center.lon
-            filter.add("""
-                2 * \(unescaped: "\(GeoPoint.earthRadius)") * asin(least(1, sqrt(
-                    power(sin(radians(d.destination_lat - \(lat)) / 2), 2)
-                    + cos(radians(\(lat))) * cos(radians(d.destination_lat)) * power(sin(radians(d.destination_lon - \(lon)) / 2), 2)
-                ))) <= \(circle.radiusMeters)
-                """)
-        }
-        let result = try await database.query("""
-            SELECT \(unescaped: Self.columns) FROM deliveries d LEFT JOIN proofs p ON \(unescaped: Self.proofJoin)
-            \(filter.whereClause)
-            ORDER BY d.seq DESC LIMIT \(search.limit + 1)
-            """)
-        let page = keysetPage(try result.rows.map(Self.delivery), limit: search.limit, seq: \.seq)
-        return DeliveryPage(deliveries: page.rows, nextSeq: page.nextSeq)
-    }
-
     /// Decodes the ``columns`` of `row`, by name.
     static func delivery(_ row: PostgresRow) throws -> Delivery {
         var proof: ProofSummary?

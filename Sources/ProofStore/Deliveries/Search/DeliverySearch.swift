@@ -38,6 +38,22 @@ public struct DeliverySearch: Sendable, Equatable {
     public var boundingBox: BoundingBox?
     /// Destination within the circle.
     public var near: Circle?
+    /// Case-insensitive text: a prefix of the reference, or a part of the recipient, the address or
+    /// the signer's name of the delivery's proof (``DeliveryTextQuery``).
+    public var text: DeliveryTextQuery?
+    /// Only deliveries whose proof carries this flag.
+    public var flag: ProofFlag?
+    /// True when a filter narrows the search (beyond the page position).
+    var isFiltered: Bool {
+        status != nil || since != nil || until != nil || hasIndexedFilter
+    }
+
+    /// True when a filter has an index of its own whose matches PostgreSQL cannot count in advance
+    /// (an area, text, a flag).
+    var hasIndexedFilter: Bool {
+        boundingBox != nil || near != nil || text != nil || flag != nil
+    }
+
     /// Page size (1...500).
     public var limit: Int
     /// Continue after this `seq` (from the previous page's cursor).
@@ -45,12 +61,15 @@ public struct DeliverySearch: Sendable, Equatable {
 
     /// Creates a search.
     public init(status: DeliveryStatus? = nil, since: Date? = nil, until: Date? = nil, boundingBox: BoundingBox? = nil,
-                near: Circle? = nil, limit: Int = 50, afterSeq: Int64? = nil) {
+                near: Circle? = nil, text: DeliveryTextQuery? = nil, flag: ProofFlag? = nil, limit: Int = 50,
+                afterSeq: Int64? = nil) {
         self.status = status
         self.since = since
         self.until = until
         self.boundingBox = boundingBox
         self.near = near
+        self.text = text
+        self.flag = flag
         self.limit = limit
         self.afterSeq = afterSeq
     }

@@ -1,0 +1,102 @@
+import Foundation
+import Postgres
+
+/// The `WHERE` conditions of a ``DeliverySearch`` over deliveries `d`, in the two forms the two
+/// reads of ``DeliveryRepository/search(_:)`` need.
+///
+/// - ``Form/perRow``: each condition is checked on rows already in hand (the newest rows below the
+///   cursor): a proof's flag or signer is looked up for that one delivery.
+/// - ``Form/fromIndex``: each condition can be answered by an index over the whole table: the
+///   deliveries with a flag or a signer come from the GIN indexes of `proofs` as a set.
+///
+/// The spatial condition is the same in both: `destination <@ box` reads only the indexed point, and
+/// the distance of `near` is computed from that point too (`destination[0]` is the longitude,
+/// `[1]` the latitude), so that a sparse area is answered by an index-only scan.
+///
+/// A new filter (another status, a reason) is one more `if` in ``filter(_:form:)``.
+enum DeliverySearchConditions {
+    enum Form {
+        case perRow
+        case fromIndex
+    }
+
+    static func filter(_ search: DeliverySearch, form: Form) -> SQLFilter {
+        var filter = SQLFilter()
+        if let status = search.status { filter.add("d.status = \(status.rawValue)") }
+        if let since = search.since { filter.add("d.created_at >= \(since)") }
+        if let until = search.until { filter.add("d.created_at < \(until)") }
+        if let box = search.boundingBox { filter.add(inside(GeoRectangles(box))) }
+        if let circle = search.near {
+            filter.add(inside(GeoRectangles(around: circle)))
+            filter.add(within(circle))
+        }
+        if let text = search.text { filter.add(matching(text, form: form)) }
+        if let flag = search.flag { filter.add(flagged(flag, form: form)) }
+        return filter
+    }
+
+    /// Destination inside one of the rectangles (a `BitmapOr` of two index scans across the 180th meridian).
+    static func inside(_ area: GeoRectangles) -> PostgresQuery {
+        let boxes: [PostgresQuery] = area.rectangles.map {
+            "d.destination <@ box(point(\($0.west), \($0.south)), point(\($0.east), \($0.north)))"
+        }
+        return boxes.count == 1 ? boxes[0] : "(\(boxes.joined(separator: " OR ")))"
+    }
+
+    /// The exact haversine distance from the circle's centre, within its radius.
+    static func within(_ circle: DeliverySearch.Circle) -> PostgresQuery {
+        let lat = circle.center.lat, lon = circle.center.lon
+        return """
+            2 * \(unescaped: "\(GeoPoint.earthRadius)") * asin(least(1, sqrt(
+                power(sin(radians(d.destination[1] - \(lat)) / 2), 2)
+                + cos(radians(\(lat))) * cos(radians(d.destination[1])) * power(sin(radians(d.destination[0] - \(lon)) / 2), 2)
+            ))) <= \(circle.radiusMeters)
+            """
+    }
+
+    /// The reference starts with the text, or the recipient, address or signer contains it.
+    ///
+    /// The reference prefix is a range of the folded reference (`deliveries_reference_folded`), not
+    /// a LIKE: a prepared statement's generic plan can use a range over a bound value, where a LIKE
+    /// prefix becomes a range only when the pattern is a literal; and trigrams do poorly on the
+    /// prefix every reference shares. U+10FFFF sorts after every other character (C collation).
+    static func matching(_ text: DeliveryTextQuery, form: Form) -> PostgresQuery {
+        let contains = text.containsPattern
+        let reference: PostgresQuery = """
+            (lower(d.reference) COLLATE "C" >= lower(\(text.text)) COLLATE "C"
+             AND lower(d.reference) COLLATE "C" < lower(\(text.text)) || chr(1114111) COLLATE "C")
+            """
+        switch form {
+        case .perRow:
+            return """
+                (\(reference) OR d.recipient_name ILIKE \(contains) OR d.address ILIKE \(contains)
+                 OR EXISTS (SELECT FROM proofs s WHERE s.delivery_id = d.id AND s.received_at = d.delivered_at
+                            AND s.signer_name ILIKE \(contains)))
+                """
+        case .fromIndex:
+            // Two index reads as one set: an OR with a sub-select in it could use neither index.
+            return """
+                d.id IN (SELECT d.id FROM deliveries d
+                         WHERE \(reference) OR d.recipient_name ILIKE \(contains) OR d.address ILIKE \(contains)
+                         UNION ALL
+                         SELECT s.delivery_id FROM proofs s WHERE s.signer_name ILIKE \(contains))
+                """
+        }
+    }
+
+    /// The delivery's proof carries the flag. `cardinality(flags) > 0` names the partial index.
+    static func flagged(_ flag: ProofFlag, form: Form) -> PostgresQuery {
+        switch form {
+        case .perRow:
+            return """
+                EXISTS (SELECT FROM proofs f WHERE f.delivery_id = d.id AND f.received_at = d.delivered_at
+                        AND cardinality(f.flags) > 0 AND f.flags @> ARRAY[\(flag.rawValue)::text])
+                """
+        case .fromIndex:
+            return """
+                d.id IN (SELECT f.delivery_id FROM proofs f
+                         WHERE cardinality(f.flags) > 0 AND f.flags @> ARRAY[\(flag.rawValue)::text])
+                """
+        }
+    }
+}

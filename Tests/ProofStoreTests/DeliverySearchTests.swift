@@ -1,0 +1,203 @@
+import Foundation
+import Postgres
+@testable import ProofStore
+import Testing
+import TestSupport
+
+/// Searches over real PostgreSQL. Each search runs with read 1's window at several sizes, down to
+/// one row, so that the index read (read 3) answers most of the page and must agree with the
+/// newest-first scan.
+@Suite("Delivery search", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+struct DeliverySearchTests {
+    static let windows = [1, 2, 3, 4096]
+
+    @Test("areas: boxes across the 180th meridian, circles across it and around a city, the whole world")
+    func areas() async throws {
+        try await ScratchDatabase.with(prefix: "search_area") { _, database in
+            let deliveries = DeliveryRepository(database: database)
+            let places: [(String, Double?, Double?)] = [
+                ("FJ-EAST", -17.9, 179.5), ("FJ-WEST", -17.8, -179.5), ("BERLIN", 52.52, 13.405), ("NOWHERE", nil, nil),
+                ("POTSDAM", 52.39, 13.06), ("SYDNEY", -33.87, 151.21), ("FJ-EDGE", -17.7, -180),
+            ]
+            for (reference, lat, lon) in places {
+                let destination = lat.flatMap { lat in lon.map { GeoPoint(lat: lat, lon: $0) } }
+                _ = try await deliveries.create(NewDelivery(reference: reference, recipientName: "R", address: "A", destination: destination), by: nil)
+            }
+            func references(_ search: DeliverySearch) async throws -> [String] {
+                var answers: [[String]] = []
+                for window in Self.windows {
+                    answers.append(try await deliveries.search(search, window: window).deliveries.map(\.reference))
+                }
+                #expect(Set(answers.map { $0.joined(separator: ",") }).count == 1, "windows disagree: \(answers)")
+                return answers.last ?? []
+            }
+            typealias Box = DeliverySearch.BoundingBox
+            #expect(try await references(.init(boundingBox: Box(west: 179, south: -19, east: -179, north: -16)))
+                    == ["FJ-EDGE", "FJ-WEST", "FJ-EAST"])
+            #expect(try await references(.init(boundingBox: Box(west: 179, south: -19, east: 180, north: -16))) == ["FJ-EDGE", "FJ-EAST"])
+            #expect(try await references(.init(boundingBox: Box(west: -180, south: -19, east: -179, north: -16))) == ["FJ-EDGE", "FJ-WEST"])
+            #expect(try await references(.init(boundingBox: Box(west: 13, south: 52, east: 14, north: 53))) == ["POTSDAM", "BERLIN"])
+            #expect(try await references(.init(boundingBox: Box(west: -180, south: -90, east: 180, north: 90)))
+                    == ["FJ-EDGE", "SYDNEY", "POTSDAM", "BERLIN", "FJ-WEST", "FJ-EAST"])
+            #expect(try await references(.init(near: .init(center: GeoPoint(lat: 52.52, lon: 13.40), radiusMeters: 5000))) == ["BERLIN"])
+            #expect(try await references(.init(near: .init(center: GeoPoint(lat: 52.45, lon: 13.2), radiusMeters: 40000))) == ["POTSDAM", "BERLIN"])
+            #expect(try await references(.init(near: .init(center: GeoPoint(lat: -17.8, lon: -179.9), radiusMeters: 100_000)))
+                    == ["FJ-EDGE", "FJ-WEST", "FJ-EAST"])
+            // A circle over the North Pole takes every longitude.
+            #expect(try await references(.init(near: .init(center: GeoPoint(lat: 89, lon: 0), radiusMeters: 4_300_000))) == ["POTSDAM", "BERLIN"])
+            #expect(try await references(.init(status: .pending, boundingBox: Box(west: 150, south: -40, east: 152, north: -30))) == ["SYDNEY"])
+        }
+    }
+
+    @Test("status and time alone: the same answers from the window and from their own indexes")
+    func statusAndTime() async throws {
+        try await ScratchDatabase.with(prefix: "search_time") { _, database in
+            let deliveries = DeliveryRepository(database: database)
+            for i in 0..<5 {
+                _ = try await deliveries.create(NewDelivery(reference: "T-\(i)", recipientName: "R", address: "A", destination: nil), by: nil)
+            }
+            let future = Date().addingTimeInterval(86_400), past = Date(timeIntervalSince1970: 0)
+            for window in Self.windows {
+                let all = try await deliveries.search(.init(status: .pending, since: past, until: future, limit: 2), window: window)
+                #expect(all.deliveries.map(\.reference) == ["T-4", "T-3"] && all.nextSeq != nil, "window \(window)")
+                #expect(try await deliveries.search(.init(since: future), window: window).deliveries.isEmpty)
+                #expect(try await deliveries.search(.init(status: .delivered), window: window).deliveries.isEmpty)
+            }
+        }
+    }
+
+    @Test("paging an area newest first, with matching deliveries inserted between pages")
+    func pagingWithInserts() async throws {
+        try await ScratchDatabase.with(prefix: "search_paging") { _, database in
+            let deliveries = DeliveryRepository(database: database)
+            func add(_ reference: String, lon: Double) async throws {
+                _ = try await deliveries.create(NewDelivery(reference: reference, recipientName: "R", address: "A",
+                                                            destination: GeoPoint(lat: 0, lon: lon)), by: nil)
+            }
+            var expected: [String] = []
+            for i in 0..<9 {
+                try await add("IN-\(i)", lon: 179.5)        // inside the box (east of the 180th meridian)
+                try await add("OUT-\(i)", lon: 10)         // outside
+                expected.insert("IN-\(i)", at: 0)
+            }
+            for window in Self.windows {
+                var search = DeliverySearch(boundingBox: .init(west: 179, south: -1, east: -179, north: 1), limit: 2)
+                var seen: [String] = []
+                while true {
+                    let page = try await deliveries.search(search, window: window)
+                    seen += page.deliveries.map(\.reference)
+                    try await add("LATE-\(window)-\(seen.count)", lon: -179.5)   // inside, but newer than the cursor
+                    guard let next = page.nextSeq else { break }
+                    search.afterSeq = next
+                }
+                #expect(seen == expected, "window \(window)")
+                expected = try await deliveries.search(DeliverySearch(boundingBox: search.boundingBox, limit: 500)).deliveries.map(\.reference)
+            }
+        }
+    }
+
+    @Test("text: reference prefix, recipient and address parts, ignoring case; % and _ are literal")
+    func text() async throws {
+        try await ScratchDatabase.with(prefix: "search_text") { _, database in
+            let deliveries = DeliveryRepository(database: database)
+            let rows: [(String, String, String)] = [
+                ("PKG-100", "Ada Lovelace", "1 Main St"), ("PKG-200", "100% Cotton Ltd", "2 Mill Rd"),
+                ("PKG-300", "100 Percent Ltd", "3 Mill Rd"), ("XPKG-1", "Bob", "4 a_b Lane"), ("XPKG-2", "Bob", "5 axb Lane"),
+                ("pkg_9", "Zoë Müller", "6 Back\\slash Ave"),
+            ]
+            for (reference, name, address) in rows {
+                _ = try await deliveries.create(NewDelivery(reference: reference, recipientName: name, address: address, destination: nil), by: nil)
+            }
+            func references(_ q: String) async throws -> [String] {
+                let text = try #require(DeliveryTextQuery(q))
+                var answers: [[String]] = []
+                for window in Self.windows {
+                    answers.append(try await deliveries.search(.init(text: text), window: window).deliveries.map(\.reference))
+                }
+                #expect(Set(answers.map { $0.joined(separator: ",") }).count == 1, "windows disagree: \(answers)")
+                return answers.last ?? []
+            }
+            #expect(try await references("pkg") == ["pkg_9", "PKG-300", "PKG-200", "PKG-100"])   // prefix, not XPKG
+            #expect(try await references("PKG-1") == ["PKG-100"])
+            #expect(try await references("lovelace") == ["PKG-100"])
+            #expect(try await references("100%") == ["PKG-200"])
+            #expect(try await references("a_b") == ["XPKG-1"])
+            #expect(try await references("pkg_") == ["pkg_9"])
+            #expect(try await references("k\\s") == ["pkg_9"])
+            #expect(try await references("MÜLLER") == ["pkg_9"])
+            #expect(try await references("mill rd") == ["PKG-300", "PKG-200"])
+            #expect(try await references("%%%") == [])
+            #expect(DeliveryTextQuery("ab") == nil && DeliveryTextQuery("  ab  ") == nil && DeliveryTextQuery("a\u{7}bc") == nil)
+            #expect(DeliveryTextQuery(String(repeating: "x", count: 101)) == nil)
+        }
+    }
+
+    @Test("plans: one prepared statement uses the area index for a city and the whole world, in either order")
+    func plans() async throws {
+        try await ScratchDatabase.with(prefix: "search_plan", poolSize: 1) { _, database in
+            // Enough rows that a sequential scan is not the cheap plan: 20,000 deliveries, a tenth in Berlin.
+            try await database.query("""
+                INSERT INTO deliveries (reference, recipient_name, address, destination_lat, destination_lon)
+                SELECT 'P-' || g, 'R', 'A', CASE WHEN g % 10 = 0 THEN 52.5 + (g % 7) * 0.01 ELSE -60 + (g % 130) END,
+                       CASE WHEN g % 10 = 0 THEN 13.4 ELSE -180 + (g * 7919 % 360) END
+                FROM generate_series(1, 20000) g
+                """)
+            try await database.query("ANALYZE deliveries")
+            let city = DeliverySearch(boundingBox: .init(west: 13.2, south: 52.4, east: 13.6, north: 52.6))
+            let world = DeliverySearch(boundingBox: .init(west: -180, south: -90, east: 180, north: 90))
+            for order in [[city, world], [world, city]] {
+                for mode in ["auto", "force_generic_plan", "force_custom_plan"] {
+                    try await database.withConnection { session in
+                        try await session.query("SET plan_cache_mode = \(unescaped: mode)")
+                        let indexed = { (search: DeliverySearch) in DeliveryRepository.indexedQuery(search, below: 15_000, limit: 51) }
+                        let recent = { (search: DeliverySearch) in DeliveryRepository.recentQuery(search, below: 15_000, window: 10_200) }
+                        for (name, query, index) in [("indexed_search", indexed, "deliveries_destination_point"),
+                                                     ("recent_search", recent, "deliveries_seq")] {
+                            try await session.query("PREPARE \(unescaped: name) AS \(unescaped: query(city).sql)")
+                            // Six runs of each: from the sixth, `auto` may switch to the generic plan.
+                            for search in order {
+                                for _ in 0..<6 {
+                                    let plan = try await Self.explain(session, name, query(search))
+                                    #expect(Self.indexScans(plan).contains(index), "\(mode) \(name): \(plan)")
+                                }
+                            }
+                            try await session.query("DEALLOCATE \(unescaped: name)")
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The JSON plan of `EXECUTE name(...)` with `query`'s values written as literals.
+    static func explain(_ session: PostgresSession, _ name: String, _ query: PostgresQuery) async throws -> String {
+        let literals = query.binds.map { value -> String in
+            switch value {
+            case let number as Double: return "\(number)::float8"
+            case let number as Int: return "\(number)"
+            case let number as Int64: return "\(number)"
+            case let text as String: return "'" + text.replacingOccurrences(of: "'", with: "''") + "'"
+            default: return "NULL"
+            }
+        }
+        let result = try await session.query("EXPLAIN (FORMAT JSON) EXECUTE \(unescaped: name)(\(unescaped: literals.joined(separator: ", ")))")
+        return try result.decode(String.self, row: 0, column: 0)
+    }
+
+    /// The index names of every index scan node of a JSON plan.
+    static func indexScans(_ plan: String) -> Set<String> {
+        var names = Set<String>()
+        func walk(_ node: Any) {
+            if let object = node as? [String: Any] {
+                if let type = object["Node Type"] as? String, type.contains("Index"), let index = object["Index Name"] as? String {
+                    names.insert(index)
+                }
+                object.values.forEach(walk)
+            } else if let array = node as? [Any] {
+                array.forEach(walk)
+            }
+        }
+        if let json = try? JSONSerialization.jsonObject(with: Data(plan.utf8)) { walk(json) }
+        return names
+    }
+}
