@@ -40,6 +40,8 @@ from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
+from console_findings import FindingChecks
+
 # Berlin: a non-UTC offset, so the captured_at offset the pad sends is really checked.
 TIMEZONE = "Europe/Berlin"
 DESTINATION = (52.520008, 13.404954)
@@ -50,7 +52,16 @@ class TestFailure(Exception):
     pass
 
 
-class ConsoleTest:
+class CaseInsensitive(dict):
+    """HTTP headers as Chrome reports them, read without regard to the case of their names."""
+    def get(self, name, default=None):
+        for key, value in self.items():
+            if key.lower() == name.lower():
+                return value
+        return default
+
+
+class ConsoleTest(FindingChecks):
     def __init__(self, args):
         self.base = args.base_url.rstrip("/")
         self.out = args.out
@@ -148,7 +159,8 @@ class ConsoleTest:
         return allowed
 
     def network_posts(self, url_suffix):
-        """Request bodies Chrome recorded for POSTs to URLs ending in url_suffix (the performance log)."""
+        """(body, headers) of the POSTs Chrome recorded to URLs ending in url_suffix (the performance log);
+        header names as the page wrote them, looked up without regard to case."""
         bodies = []
         for entry in self.driver.get_log("performance"):
             message = json.loads(entry["message"])["message"]
@@ -157,12 +169,24 @@ class ConsoleTest:
             request = message["params"]["request"]
             if request.get("method") != "POST" or not request.get("url", "").endswith(url_suffix):
                 continue
+            headers = CaseInsensitive(request.get("headers", {}))
             entries = request.get("postDataEntries")
             if entries:
-                bodies.append(b"".join(base64.b64decode(part.get("bytes", "")) for part in entries))
+                bodies.append((b"".join(base64.b64decode(part.get("bytes", "")) for part in entries), headers))
             elif "postData" in request:
-                bodies.append(request["postData"].encode("utf-8"))
+                bodies.append((request["postData"].encode("utf-8"), headers))
         return bodies
+
+    def network_gets(self, url_part):
+        """URLs of the GETs Chrome recorded that contain url_part (the performance log)."""
+        urls = []
+        for entry in self.driver.get_log("performance"):
+            message = json.loads(entry["message"])["message"]
+            if message.get("method") == "Network.requestWillBeSent":
+                request = message["params"]["request"]
+                if request.get("method") == "GET" and url_part in request.get("url", ""):
+                    urls.append(request["url"])
+        return urls
 
     def api(self, role, path):
         request = urllib.request.Request(self.base + path, headers={"Authorization": f"Bearer {self.keys[role]}"})
@@ -251,6 +275,14 @@ class ConsoleTest:
                    "the API key field has the focus on the sign-in page")
         self.screenshot("sign-in")
         self.check_labels("sign-in")
+        self.check(not self.looks_invalid("signin-key"), "the empty, untouched API key field is not red on load")
+        self.by_id("signin-key").send_keys("cs_not-a-key-" + os.urandom(8).hex())
+        self.by_id("signin-submit").click()
+        kind, text = self.wait_status("app-status", "the answer to a wrong key")
+        self.check(kind == "error" and "not accepted" in text and "Sign out" not in text,
+                   f"a wrong key on the sign-in page says it was not accepted (not 'sign out'): {text!r}")
+        self.collect_console(expected=lambda m: "/v1/session" in m and "401" in m)
+        self.by_id("signin-key").clear()
         self.sign_in("dispatcher")
         self.check(self.nav_views() == ["#dispatcher", "#capture"], f"dispatcher views: {self.nav_views()}")
         self.js("document.getElementById('create-panel').open = true")
@@ -276,9 +308,12 @@ class ConsoleTest:
         self.check(self.nav_views() == ["#capture"], f"courier views: {self.nav_views()}")
         self.wait_for(lambda: self.js("return Array.from(document.querySelectorAll('#capture-references option')).some(o => o.value === arguments[0])",
                                       self.reference), "the pending delivery among the reference suggestions")
+        self.check(not self.looks_invalid("capture-reference") and not self.looks_invalid("capture-signer"),
+                   "the empty required capture fields are not red on load")
         self.by_id("capture-reference").send_keys(self.reference)
         self.by_id("capture-signer").send_keys("Zoë Ångström-Lovelace")
         self.js("document.getElementById('capture-pad').scrollIntoView({block: 'center'})")
+        self.check_sign_first_and_blank()
         rect = self.js("const r = document.getElementById('capture-pad').getBoundingClientRect();"
                        "return {left: r.left, top: r.top, width: r.width, height: r.height, ratio: devicePixelRatio,"
                        " backing: document.getElementById('capture-pad').width};")
@@ -299,25 +334,44 @@ class ConsoleTest:
         self.check_labels("capture")
         self.screenshot("capture-drawn-phone")
         self.no_horizontal_overflow("capture on a phone")
+        pad_png = base64.b64decode(self.js("return document.getElementById('capture-pad').toDataURL('image/png').split(',')[1]"))
+        self.check_location_refused()
 
-        self.step("courier uploads while offline, then the network comes back")
-        self.cdp("Network.emulateNetworkConditions", {"offline": True, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
+        self.step("courier captures while the server is unreachable, reloads, and the outbox sends it")
+        proof_route = f"*/v1/deliveries/{self.reference}/proof"
+        self.cdp("Network.setBlockedURLs", {"urls": [proof_route]})
         self.driver.get_log("performance")
         self.by_id("capture-upload").click()
-        self.wait_for(lambda: "Retrying" in self.status("capture-status")[1], "the pad to retry after a network failure")
+        self.wait_for(lambda: "Saved on this device" in self.status("capture-status")[1] or self.status("capture-status")[0] == "error",
+                      "the capture to be kept on the device")
+        kind, text = self.status("capture-status")
+        self.require("Saved on this device" in text, f"the unreachable upload was not kept: {text}")
         first_key = self.js("return window.countersignLastUpload.idempotencyKey")
-        self.cdp("Network.emulateNetworkConditions", {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1})
-        kind, text = self.wait_for(lambda: (lambda s: s if s[1].startswith(("Stored", "Already stored", "Not stored")) else None)(
-            self.status("capture-status")), "the upload to finish", timeout=30)
-        offline_errors = self.collect_console(expected=lambda m: "/proof" in m and ("ERR_INTERNET_DISCONNECTED" in m or "Failed to fetch" in m))
-        self.check(len(offline_errors) >= 1, "the offline attempt left a network error in the console (it should have failed)")
-        self.require("Stored" in text, f"the upload was not stored: {text}")
-        upload = self.js("return window.countersignLastUpload")
-        self.check(upload["idempotencyKey"] == first_key, "the retry used the same Idempotency-Key")
-        sent = upload["body"].encode("utf-8")
+        sent = self.js("return window.countersignLastUpload.body").encode("utf-8")
+        self.wait_for(lambda: self.reference in self.text("outbox-list"), "the outbox to list the capture")
+        self.check("Last error" in self.text("outbox-list") and "Waiting to be sent (1)" in self.text("outbox-title"),
+                   f"the outbox shows what waits and its last error: {self.text('outbox-title')} / {self.text('outbox-list')}")
+        self.check(self.js("return document.getElementById('capture-reference').value === ''"), "the form is free for the next signature")
+        self.screenshot("capture-queued-phone")
+        attempts = lambda: int((re.search(r"(\d+) attempt", self.text("outbox-list")) or [0, 0])[1])
+        before_reload = attempts()
+        self.driver.refresh()
+        self.wait_for(lambda: self.reference in self.text("outbox-list") and attempts() > before_reload,
+                      "the outbox, after a reload, to list the capture again and try it once more")
+        self.screenshot("capture-queued-after-reload-phone")
+        self.cdp("Network.setBlockedURLs", {"urls": []})
+        self.wait_for(lambda: self.js("return document.getElementById('outbox').hidden") and self.reference in self.text("outbox-sent"),
+                      "the outbox to send the capture once the server is reachable", timeout=45)
+        self.collect_console(expected=lambda m: "/proof" in m and ("ERR_BLOCKED_BY_CLIENT" in m or "Failed to fetch" in m))
+        self.wait_for(lambda: self.status("capture-status")[1].startswith(("Stored", "Already stored")),
+                      "the stored proof to be shown on the empty pad")
         posted = self.network_posts(f"/v1/deliveries/{self.reference}/proof")
-        self.check(len(posted) >= 2, f"Chrome saw at least two POSTs of the proof (offline, then online): {len(posted)}")
-        self.check(all(body == sent for body in posted), "every POST Chrome sent carried exactly the bytes the page recorded")
+        self.check(len(posted) >= 3, f"Chrome saw at least three POSTs of the proof (blocked, blocked after the reload, sent): {len(posted)}")
+        self.check(all(body == sent for body, _ in posted), "every POST Chrome sent carried exactly the bytes captured before the reload")
+        keys = {headers.get("Idempotency-Key") for _, headers in posted}
+        self.check(keys == {first_key}, f"every POST carried the Idempotency-Key made at capture time: {keys} vs {first_key}")
+        recorded = json.loads(self.api("auditor", f"/v1/audit/events?subject=delivery:{self.reference}&action=proof_recorded&limit=50")[0])
+        self.check(len(recorded["items"]) == 1, f"exactly one proof was stored: {len(recorded['items'])} proof_recorded events")
         self.check_ink(json.loads(sent), rect, pen, touch, line)
         stored, headers = self.api("dispatcher", f"/v1/deliveries/{self.reference}/proof/points")
         self.check(stored == sent, f"GET …/proof/points equals the uploaded bytes ({len(stored)} vs {len(sent)} bytes)")
@@ -331,6 +385,9 @@ class ConsoleTest:
                        + (" because GET …/proof/signature.png and .svg answer 403 to a courier key: the server must let a courier"
                           " read back the PNG/SVG of a proof its own key uploaded (see docs/console.md)" if "may upload proofs but not read" in text
                           else f": {text}"))
+        self.check_next_in_view()
+        self.check_local_times("capture-details", "the courier's result")
+        self.compare_pad_with_server(pad_png, json.loads(sent)["ink"])
         self.screenshot("capture-uploaded-phone")
         self.no_horizontal_overflow("capture result on a phone")
         self.phone(False)
@@ -344,8 +401,10 @@ class ConsoleTest:
         details = self.text("detail-details")
         for expected in ("Zoë Ångström-Lovelace", "delivered", "Distance to destination", hashlib.sha256(sent).hexdigest()):
             self.check(expected in details, f"the delivery details show {expected!r}")
-        self.check(re.search(r"\d\d:\d\d:\d\d\.\d{3}\+0[12]:00", details) is not None,
-                   "the capture time is shown with the device's Berlin offset")
+        self.check(re.search(r"\d\d:\d\d:\d\d \+0[12]:00", details) is not None,
+                   "the capture time is shown in the viewer's zone (Berlin) with its offset")
+        self.check_local_times("detail-details", "the delivery details")
+        self.check_image_links("detail")
         href = self.by_id("detail-map").get_attribute("href")
         self.check(href.startswith("https://www.openstreetmap.org/?mlat=52.520408&mlon=13.405254"), f"OpenStreetMap link: {href}")
         self.check(self.by_id("detail-map").get_attribute("rel") == "noopener noreferrer", "the map link opens without an opener")
@@ -353,6 +412,7 @@ class ConsoleTest:
         self.by_id("detail-points").click()
         name, data = self.wait_download(lambda n: n.startswith(self.reference), "the original points download")
         self.check(data == sent, f"the downloaded points ({name}) equal the uploaded bytes")
+        self.check_search_parameters()
         self.by_id("search-reference").clear()
         Select(self.by_id("search-status")).select_by_value("delivered")
         self.by_id("search-submit").click()
@@ -421,8 +481,15 @@ class ConsoleTest:
         self.by_id("search-submit").click()
         self.wait_for(lambda: self.image_loaded("detail-png") and not self.by_id("detail-receipt").get_attribute("hidden"),
                       "the delivery with its receipt link")
+        console_window = self.driver.current_window_handle
         self.by_id("detail-receipt").click()
-        self.wait_for(lambda: self.js("return document.body.dataset.ready === 'true'"), "the receipt to load")
+        self.wait_for(lambda: len(self.driver.window_handles) == 2, "the receipt to open in a new tab")
+        self.driver.switch_to.window([h for h in self.driver.window_handles if h != console_window][0])
+        self.wait_for(lambda: self.js("return document.body.dataset.ready === 'true'")
+                      or "Sign in" in self.text("receipt-status"), "the receipt to load in its new tab")
+        self.require(self.js("return document.body.dataset.ready === 'true'"),
+                     f"the receipt in a new tab has no key: {self.text('receipt-status')}")
+        self.check_local_times("receipt", "the receipt")
         receipt = self.text("receipt")
         for expected in (self.reference, "Ada Lovelace", "Zoë Ångström-Lovelace", hashlib.sha256(sent).hexdigest(), "Distance"):
             self.check(expected in receipt, f"the receipt shows {expected!r}")
@@ -543,6 +610,7 @@ def main():
     elapsed = time.monotonic() - started
     steps = [(name, round(b - a, 1)) for (name, a), (_, b) in zip(test.steps, test.steps[1:] + [("end", time.monotonic())])]
     summary = {"reference": test.reference, "seconds": round(elapsed, 1), "steps": steps,
+               "pad_vs_server": getattr(test, "comparison", None),
                "failures": test.failures, "console_errors": test.console_errors}
     with open(os.path.join(args.out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2, ensure_ascii=False)
