@@ -3,7 +3,9 @@ into ConsoleTest (console_test.py), which provides js, check, require, wait_for,
 pointer, collect_console, network_gets and out.
 """
 import json
+import math
 import os
+import random
 import re
 import subprocess
 from urllib.parse import parse_qs, urlparse
@@ -132,7 +134,47 @@ class FindingChecks:
         self.check(control < MIN_PSNR_DB, f"the comparison notices a 3-pixel shift (control PSNR {control:.1f} dB)")
         self.compare_path_data(svg, ink, scale)
 
-    def compare_path_data(self, svg, ink, scale):
+    def compare_generated_outlines(self, binary, count=40):
+        """outline.js against `countersign render` on generated inks: strokes of 1 to 5 points (a dot, a
+        line, a quadratic, a cubic, a first join), points closer than the 2-unit minimum, long fast
+        strokes and slow wobbles, random but seeded, so a failure repeats."""
+        chance = random.Random(21)
+        inks, svgs = [], []
+        folder = os.path.join(self.out, "outline-inks")
+        os.makedirs(folder, exist_ok=True)
+        for number in range(count):
+            strokes, t = [], 0
+            while sum(len(stroke) for stroke in strokes) < 12 or len(strokes) < 3:
+                length = chance.choice([1, 2, 3, 4, 5, 6, 9, 17, 40])
+                x, y = chance.uniform(10, 290), chance.uniform(10, 140)
+                heading, stroke = chance.uniform(0, 2 * math.pi), []
+                for _ in range(length):
+                    stroke.append([round(x, 1), round(y, 1), t])
+                    step = chance.choice([0.5, 1.5, 3, 8, 25, 60])
+                    heading += chance.uniform(-1.2, 1.2)
+                    x = min(300, max(0, x + step * math.cos(heading)))
+                    y = min(150, max(0, y + step * math.sin(heading)))
+                    t += chance.randint(0, 16)
+                strokes.append(stroke)
+            ink = {"format": "countersign.ink/v1", "canvas": {"width": 300, "height": 150}, "strokes": strokes}
+            source = os.path.join(folder, f"ink-{number:02d}.json")
+            with open(source, "w") as f:
+                json.dump(ink, f)
+            rendered = subprocess.run([binary, "render", source, "-o", source[:-5] + ".svg"], capture_output=True, text=True)
+            if rendered.returncode != 0:
+                self.check(False, f"countersign render refused generated ink {number}: {rendered.stderr.strip()}")
+                continue
+            with open(source[:-5] + ".svg", "rb") as f:
+                inks.append(ink)
+                svgs.append(f.read())
+        worst = 0.0
+        for number, (ink, svg) in enumerate(zip(inks, svgs)):
+            worst = max(worst, self.compare_path_data(svg, ink, 2, f"generated ink {number}"))
+        self.outline_check = {"inks": len(inks), "points": sum(len(s) for ink in inks for s in ink["strokes"]),
+                              "largest_difference_px": round(worst, 4)}
+        print(f"browser-test: outline.js vs countersign render: {json.dumps(self.outline_check)}", flush=True)
+
+    def compare_path_data(self, svg, ink, scale, what="the signature"):
         """The page's outline.js and the server's reconstruction give the same numbers (to the SVG's 0.01 px)."""
         script = """const [strokes, scale, done] = arguments;
             import('/js/outline.js').then((m) => done(m.pathData(m.outlineOfStrokes(strokes).map((e) =>
@@ -144,5 +186,6 @@ class FindingChecks:
         a, b = numbers(ours), numbers(theirs)
         worst = max((abs(x - y) for x, y in zip(a, b)), default=0)
         self.check(commands(ours) == commands(theirs) and len(a) == len(b) and worst <= 0.011,
-                   f"outline.js gives the server's path: {len(commands(ours))} vs {len(commands(theirs))} commands, "
+                   f"outline.js gives the server's path for {what}: {len(commands(ours))} vs {len(commands(theirs))} commands, "
                    f"{len(a)} vs {len(b)} numbers, largest difference {worst:.3f} px")
+        return worst

@@ -64,6 +64,7 @@ class CaseInsensitive(dict):
 class ConsoleTest(FindingChecks):
     def __init__(self, args):
         self.base = args.base_url.rstrip("/")
+        self.binary = args.binary
         self.out = args.out
         self.downloads = os.path.join(self.out, "downloads")
         os.makedirs(self.downloads, exist_ok=True)
@@ -388,6 +389,7 @@ class ConsoleTest(FindingChecks):
         self.check_next_in_view()
         self.check_local_times("capture-details", "the courier's result")
         self.compare_pad_with_server(pad_png, json.loads(sent)["ink"])
+        self.compare_generated_outlines(self.binary)
         self.screenshot("capture-uploaded-phone")
         self.no_horizontal_overflow("capture result on a phone")
         self.phone(False)
@@ -586,6 +588,7 @@ def main():
     parser.add_argument("--out", default="test-output/browser")
     parser.add_argument("--chromium", default="/usr/bin/chromium")
     parser.add_argument("--chromedriver", default="/usr/bin/chromedriver")
+    parser.add_argument("--binary", default=".build/debug/countersign", help="countersign, for `render` (outline comparison)")
     args = parser.parse_args()
     os.makedirs(args.out, exist_ok=True)
     started = time.monotonic()
@@ -610,7 +613,7 @@ def main():
     elapsed = time.monotonic() - started
     steps = [(name, round(b - a, 1)) for (name, a), (_, b) in zip(test.steps, test.steps[1:] + [("end", time.monotonic())])]
     summary = {"reference": test.reference, "seconds": round(elapsed, 1), "steps": steps,
-               "pad_vs_server": getattr(test, "comparison", None),
+               "pad_vs_server": getattr(test, "comparison", None), "outline_vs_render": getattr(test, "outline_check", None),
                "failures": test.failures, "console_errors": test.console_errors}
     with open(os.path.join(args.out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2, ensure_ascii=False)

@@ -28,21 +28,25 @@ export function announce(text) {
 export async function refresh() {
   const panel = byId('outbox');
   let entries;
+  let others;
   try {
     entries = await sender.mine();
+    others = (await outbox.entries()).length - entries.length;
   } catch (error) {
     panel.hidden = false;
     byId('outbox-list').replaceChildren();
     setStatus(byId('outbox-status'), `The outbox cannot be read: ${error.message}`, 'error');
     return;
   }
-  panel.hidden = entries.length === 0;
+  panel.hidden = entries.length === 0 && others === 0;
   byId('outbox-title').textContent = `Waiting to be sent (${entries.length})`;
   byId('outbox-list').replaceChildren(...entries.map(item));
   const refused = entries.filter((entry) => entry.state !== 'waiting').length;
-  setStatus(byId('outbox-status'), entries.length === 0 ? '' : refused > 0
+  // Captures of another key stay on the device and go out when that key signs in here again.
+  const elsewhere = others > 0 ? ` ${others} more from another API key wait for that key to sign in.` : '';
+  setStatus(byId('outbox-status'), (entries.length === 0 ? '' : refused > 0
     ? `${refused} of ${entries.length} need your attention.`
-    : 'Kept on this device and sent by itself when the server can be reached, also after a reload.',
+    : 'Kept on this device and sent by itself when the server can be reached, also after a reload.') + elsewhere,
   refused > 0 ? 'error' : 'info');
 }
 
