@@ -134,6 +134,18 @@ class FindingChecks:
         self.check(control < MIN_PSNR_DB, f"the comparison notices a 3-pixel shift (control PSNR {control:.1f} dB)")
         self.compare_path_data(svg, ink, scale)
 
+    def compare_live_with_final(self, live_png, final_png):
+        """What the pad showed while the last stroke was still being drawn (finalised shapes on the
+        committed layer, the pending tail redrawn in a box per event) against the whole outline filled
+        once at pointerup: the incremental drawing must already be the stored outline."""
+        width, _, live = raster_compare.png_alpha(live_png)
+        _, _, final = raster_compare.png_alpha(final_png)
+        box = raster_compare.ink_box(live, final, width)
+        value = raster_compare.psnr(live, final, width, box)
+        self.live_vs_final_db = round(value, 2)
+        print(f"browser-test: the pad while drawing vs after the stroke: PSNR {value:.2f} dB in the ink box", flush=True)
+        self.check(value >= MIN_PSNR_DB, f"the live drawing is the final outline: PSNR {value:.1f} dB < {MIN_PSNR_DB} dB")
+
     def compare_generated_outlines(self, binary, count=40):
         """outline.js against `countersign render` on generated inks: strokes of 1 to 5 points (a dot, a
         line, a quadratic, a cubic, a first join), points closer than the 2-unit minimum, long fast

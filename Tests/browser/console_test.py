@@ -189,6 +189,9 @@ class ConsoleTest(FindingChecks):
                     urls.append(request["url"])
         return urls
 
+    def pad_png(self):
+        return base64.b64decode(self.js("return document.getElementById('capture-pad').toDataURL('image/png').split(',')[1]"))
+
     def api(self, role, path):
         request = urllib.request.Request(self.base + path, headers={"Authorization": f"Bearer {self.keys[role]}"})
         with urllib.request.urlopen(request, timeout=20) as response:
@@ -243,8 +246,9 @@ class ConsoleTest(FindingChecks):
     def nav_views(self):
         return self.js("return Array.from(document.querySelectorAll('#nav a')).map(a => a.getAttribute('href'))")
 
-    def pointer(self, kind, points, pressure=None):
-        """One stroke through viewport points [(x, y)], as pen, touch or mouse input events."""
+    def pointer(self, kind, points, pressure=None, before_release=None):
+        """One stroke through viewport points [(x, y)], as pen, touch or mouse input events;
+        before_release() runs after the last move, while the pointer is still down."""
         if kind == "touch":
             def touch(event_type, x, y, force):
                 self.cdp("Input.dispatchTouchEvent", {"type": event_type, "touchPoints": [] if event_type == "touchEnd" else
@@ -252,6 +256,8 @@ class ConsoleTest(FindingChecks):
             for index, (x, y) in enumerate(points):
                 touch("touchStart" if index == 0 else "touchMove", x, y, pressure(index) if pressure else 1)
                 time.sleep(0.004)
+            if before_release:
+                before_release()
             touch("touchEnd", *points[-1], 0)
             return
         base = {"pointerType": kind, "button": "left"}
@@ -263,6 +269,8 @@ class ConsoleTest(FindingChecks):
                 event["force"] = pressure(index)
             self.cdp("Input.dispatchMouseEvent", event)
             time.sleep(0.004)
+        if before_release:
+            before_release()
         self.cdp("Input.dispatchMouseEvent", dict(base, x=points[-1][0], y=points[-1][1], buttons=0, clickCount=1, type="mouseReleased"))
 
     # ----- the scenario ---------------------------------------------------------------------
@@ -329,13 +337,15 @@ class ConsoleTest(FindingChecks):
         touch = [(round(left + w * (0.5 + 0.3 * i / 29)), round(top + h * (0.3 + 0.4 * (i % 10) / 9))) for i in range(30)]
         self.pointer("touch", touch)
         line = [(round(left + w * (0.1 + 0.8 * i / 19)), round(top + h * 0.85)) for i in range(20)]
-        self.pointer("mouse", line)
+        live = []
+        self.pointer("mouse", line, before_release=lambda: live.append(self.pad_png()))
         self.wait_for(lambda: "3 stroke(s)" in self.text("capture-pad-count"), "the pad to count 3 strokes")
         self.by_id("capture-location").click()
         self.check_labels("capture")
         self.screenshot("capture-drawn-phone")
         self.no_horizontal_overflow("capture on a phone")
-        pad_png = base64.b64decode(self.js("return document.getElementById('capture-pad').toDataURL('image/png').split(',')[1]"))
+        pad_png = self.pad_png()
+        self.compare_live_with_final(live[0], pad_png)
         self.check_location_refused()
 
         self.step("courier captures while the server is unreachable, reloads, and the outbox sends it")
@@ -614,6 +624,7 @@ def main():
     steps = [(name, round(b - a, 1)) for (name, a), (_, b) in zip(test.steps, test.steps[1:] + [("end", time.monotonic())])]
     summary = {"reference": test.reference, "seconds": round(elapsed, 1), "steps": steps,
                "pad_vs_server": getattr(test, "comparison", None), "outline_vs_render": getattr(test, "outline_check", None),
+               "pad_live_vs_final_db": getattr(test, "live_vs_final_db", None),
                "failures": test.failures, "console_errors": test.console_errors}
     with open(os.path.join(args.out, "summary.json"), "w") as f:
         json.dump(summary, f, indent=2, ensure_ascii=False)

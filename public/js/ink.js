@@ -19,6 +19,7 @@ export class InkPad {
   #context;
   #strokes = [];      // [{pointerType, pressure: bool, points: [{x, y, t, p}], outline: StrokeOutline}]
   #committed;         // a canvas with every finalised shape; the live stroke's pending shape goes on top
+  #lastPending = [];  // the pending shape on the canvas now (its pixels are redrawn with the next point)
   #pointerId = null;  // the pointer drawing now; other pointers (a palm, a second finger) are ignored
   #size = null;       // {width, height} of the ink canvas, fixed at the first point
   #origin = 0;        // event timeStamp of the first point
@@ -96,8 +97,9 @@ export class InkPad {
       this.#startedAt = new Date();
       this.#resize();
     }
-    this.#strokes.push({ pointerType: event.pointerType, pressure: true, points: [], outline: new StrokeOutline() });
-    this.#add(event, rect);
+    const stroke = { pointerType: event.pointerType, pressure: true, points: [], outline: new StrokeOutline() };
+    this.#strokes.push(stroke);
+    this.#drawLive(stroke, this.#add(event, rect));
   }
 
   #move(event) {
@@ -105,7 +107,11 @@ export class InkPad {
     event.preventDefault();
     const rect = this.#canvas.getBoundingClientRect();
     const coalesced = event.getCoalescedEvents?.() ?? [];
-    for (const sample of coalesced.length > 0 ? coalesced : [event]) this.#add(sample, rect);
+    // Every sample goes into the ink and the outline; the canvas is drawn once per event (a fast
+    // pen delivers several samples per frame).
+    const finalised = [];
+    for (const sample of coalesced.length > 0 ? coalesced : [event]) finalised.push(...this.#add(sample, rect));
+    this.#drawLive(this.#strokes.at(-1), finalised);
   }
 
   #up(event) {
@@ -121,6 +127,7 @@ export class InkPad {
     this.#onChange();
   }
 
+  /** Records one sample; returns the shapes it finalised in the stroke's outline (usually none). */
   #add(sample, rect) {
     const stroke = this.#strokes.at(-1);
     const { width, height } = this.#size;
@@ -133,8 +140,8 @@ export class InkPad {
     const p = Math.min(1, Math.max(0, sample.pressure ?? 0.5));
     stroke.points.push({ x, y, t, p });
     const finalisedBefore = stroke.outline.finalized.length;
-    if (!stroke.outline.add(x, y)) return;
-    this.#drawLive(stroke, stroke.outline.finalized.slice(finalisedBefore));
+    stroke.outline.add(x, y);
+    return stroke.outline.finalized.slice(finalisedBefore);
   }
 
   #resize() {
@@ -168,17 +175,23 @@ export class InkPad {
   }
 
   /**
-   * The whole signature: every stroke's outline in one path, as the server's SVG has it. The
-   * committed layer gets the same picture, so live drawing continues from it.
+   * The whole signature: the outline of every finished stroke in one path, as the server's SVG has
+   * it (non-zero fill), on the canvas and on the committed layer; a stroke still being drawn adds
+   * its finalised shapes to both and its pending shape to the canvas only.
    */
   #redraw() {
+    const open = this.#pointerId !== null ? this.#strokes.at(-1) : null;
+    const settled = this.#strokes.flatMap((stroke) => (stroke === open ? stroke.outline.finalized : stroke.outline.elements()));
+    const committed = this.#committed.getContext('2d');
+    committed.setTransform(1, 0, 0, 1, 0, 0);
+    committed.clearRect(0, 0, this.#committed.width, this.#committed.height);
+    this.#fill(committed, settled);
     const context = this.#context;
     context.setTransform(1, 0, 0, 1, 0, 0);
     context.clearRect(0, 0, this.#canvas.width, this.#canvas.height);
-    this.#fill(context, this.#strokes.flatMap((stroke) => stroke.outline.elements()));
-    const committed = this.#committed.getContext('2d');
-    committed.clearRect(0, 0, this.#committed.width, this.#committed.height);
-    committed.drawImage(this.#canvas, 0, 0);
+    this.#fill(context, settled);
+    this.#lastPending = open ? open.outline.pending() : [];
+    this.#fill(context, this.#lastPending);
   }
 
   /**
@@ -187,9 +200,42 @@ export class InkPad {
    */
   #drawLive(stroke, finalised) {
     this.#fill(this.#committed.getContext('2d'), finalised);
+    const pending = stroke.outline.pending();
+    // Only the pixels that can change: where the last pending shape was, the shapes just
+    // finalised and the new pending shape (a small box, not the whole canvas).
+    const box = this.#pixelBox([this.#lastPending, finalised, pending]);
+    this.#lastPending = pending;
+    if (!box) return;
     const context = this.#context;
-    context.clearRect(0, 0, this.#canvas.width, this.#canvas.height);
-    context.drawImage(this.#committed, 0, 0);
-    this.#fill(context, stroke.outline.pending());
+    context.save();
+    context.beginPath();
+    context.rect(box.x, box.y, box.width, box.height);
+    context.clip();
+    context.clearRect(box.x, box.y, box.width, box.height);
+    context.drawImage(this.#committed, box.x, box.y, box.width, box.height, box.x, box.y, box.width, box.height);
+    this.#fill(context, pending);
+    context.restore();
+  }
+
+  /** The backing-store pixels covering path elements (every point, control points included), or null. */
+  #pixelBox(groups) {
+    let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+    for (const elements of groups) {
+      for (const element of elements) {
+        for (let i = 1; i + 1 < element.length; i += 2) {
+          minX = Math.min(minX, element[i]); maxX = Math.max(maxX, element[i]);
+          minY = Math.min(minY, element[i + 1]); maxY = Math.max(maxY, element[i + 1]);
+        }
+      }
+    }
+    if (minX > maxX || !this.#size) return null;
+    const sx = this.#canvas.width / this.#size.width;
+    const sy = this.#canvas.height / this.#size.height;
+    // Two pixels more on each side for anti-aliasing; whole pixels so drawImage copies exactly.
+    const x = Math.max(0, Math.floor(minX * sx) - 2);
+    const y = Math.max(0, Math.floor(minY * sy) - 2);
+    const right = Math.min(this.#canvas.width, Math.ceil(maxX * sx) + 2);
+    const bottom = Math.min(this.#canvas.height, Math.ceil(maxY * sy) + 2);
+    return right > x && bottom > y ? { x, y, width: right - x, height: bottom - y } : null;
   }
 }
