@@ -39,6 +39,7 @@ url="$($PG url "$database")"
 server=""
 stop_server() {
     if [ -n "$server" ] && kill -0 "$server" 2>/dev/null; then
+        kill -CONT "$server" 2>/dev/null || true   # the test pauses it to be unreachable
         kill "$server" 2>/dev/null || true
         for _ in $(seq 50); do kill -0 "$server" 2>/dev/null || break; sleep 0.1; done
         kill -9 "$server" 2>/dev/null || true
@@ -50,6 +51,8 @@ trap stop_server EXIT
 DATABASE_URL="$url" HOST=127.0.0.1 PORT="$port" PUBLIC_DIR="$PWD/public" LOG_LEVEL=notice DATA_DIR="$out/data" CHECKPOINT_KEY_GENERATE=true \
     "$binary" serve >"$out/server.log" 2>&1 &
 server=$!
+# The test pauses the server (SIGSTOP) to make it unreachable, and lets it go on (SIGCONT).
+export BROWSER_TEST_SERVER_PID="$server"
 base="http://127.0.0.1:$port"
 for _ in $(seq 150); do
     if curl -fsS --max-time 2 "$base/readyz" >/dev/null 2>&1; then break; fi

@@ -7,6 +7,7 @@ import math
 import os
 import random
 import re
+import signal
 import subprocess
 from urllib.parse import parse_qs, urlparse
 
@@ -133,6 +134,23 @@ class FindingChecks:
         self.check(inked >= MIN_PSNR_DB, f"… also within the ink's bounding box: PSNR {inked:.1f} dB < {MIN_PSNR_DB} dB")
         self.check(control < MIN_PSNR_DB, f"the comparison notices a 3-pixel shift (control PSNR {control:.1f} dB)")
         self.compare_path_data(svg, ink, scale)
+
+    def reload_with_server_paused(self):
+        """The server paused (SIGSTOP: connections are accepted and never answered): a reload still
+        shows the console (sw.js serves its files) with the capture in the outbox; when the server
+        goes on, the outbox sends it."""
+        pid = int(os.environ.get("BROWSER_TEST_SERVER_PID") or 0)
+        if not pid:
+            print("browser-test: BROWSER_TEST_SERVER_PID unset: the reload without a server is skipped", flush=True)
+            return
+        self.wait_for(lambda: self.js("return navigator.serviceWorker.controller !== null"), "sw.js to control the console")
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            self.driver.refresh()
+            self.wait_for(lambda: self.reference in self.text("outbox-list"), "the console and its outbox without a server", timeout=40)
+            self.screenshot("capture-reload-server-paused-phone")
+        finally:
+            os.kill(pid, signal.SIGCONT)
 
     def compare_live_with_final(self, live_png, final_png):
         """What the pad showed while the last stroke was still being drawn (finalised shapes on the

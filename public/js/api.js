@@ -52,15 +52,17 @@ async function errorFrom(response) {
 /**
  * Sends a request to the API and returns the Response when it is 2xx; throws ApiError or NetworkError.
  * `body` is sent as given (a string is sent as UTF-8), with Content-Type application/json.
+ * `timeoutMs`: give up (a NetworkError) when no answer has come by then.
  */
-export async function request(path, { method = 'GET', body, headers = {} } = {}) {
+export async function request(path, { method = 'GET', body, headers = {}, timeoutMs } = {}) {
   const sent = new Headers(headers);
   const session = currentSession();
   if (session) sent.set('Authorization', `Bearer ${session.token}`);
   if (body !== undefined && !sent.has('Content-Type')) sent.set('Content-Type', 'application/json');
   let response;
   try {
-    response = await fetch(path, { method, headers: sent, body, cache: 'no-store', credentials: 'omit' });
+    const signal = timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined;
+    response = await fetch(path, { method, headers: sent, body, cache: 'no-store', credentials: 'omit', signal });
   } catch (error) {
     throw new NetworkError(error);
   }

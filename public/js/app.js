@@ -108,3 +108,17 @@ window.addEventListener('hashchange', route);
 const session = currentSession();
 if (session) showConsole(session);
 else showSignIn();
+keepForOffline();
+
+/**
+ * Registers sw.js, which keeps the console's files so a reload works offline (only in a secure
+ * context: https or localhost). This first page was loaded before the worker ran, so it is told
+ * which files that were.
+ */
+function keepForOffline() {
+  if (!('serviceWorker' in navigator)) return;
+  navigator.serviceWorker.register('sw.js').then(() => navigator.serviceWorker.ready).then((registration) => {
+    const keep = [location.pathname, ...performance.getEntriesByType('resource').map((entry) => entry.name)];
+    registration.active?.postMessage({ keep });
+  }).catch((error) => console.warn('The console cannot be kept for offline use:', error));
+}

@@ -9,6 +9,12 @@ import * as outbox from './outbox.js';
 
 /** Pauses after the 1st, 2nd, … failed attempt; the last one repeats. */
 const BACKOFF_MS = [500, 1000, 2000, 4000, 8000, 15000, 30000, 60000];
+/**
+ * An attempt without an answer by then counts as failed (a network that swallows packets would
+ * otherwise hold the queue for minutes). The server answers an upload in well under a second;
+ * the same key makes a late first answer and the retry one proof.
+ */
+const ATTEMPT_TIMEOUT_MS = 30000;
 
 let timer = null;
 let running = false;
@@ -20,7 +26,7 @@ export async function attempt(entry) {
   entry.lastAttemptAt = Date.now();
   try {
     const response = await request(`${deliveryPath(entry.reference)}/proof`, {
-      method: 'POST', body: entry.body, headers: { 'Idempotency-Key': entry.key },
+      method: 'POST', body: entry.body, headers: { 'Idempotency-Key': entry.key }, timeoutMs: ATTEMPT_TIMEOUT_MS,
     });
     const proof = await response.json();
     await outbox.remove(entry.key);
