@@ -459,6 +459,7 @@ class ConsoleTest(FindingChecks):
         self.wait_for(lambda: "proof_points_read" in self.text("events-table") and "Page 1" in self.status("events-status")[1],
                       "the delivery's events")
         events = self.text("events-table")
+        self.check_local_times("events-table", "the audit events")
         for action in ("delivery_created", "proof_recorded", "proof_png_read", "proof_svg_read", "proof_points_read"):
             self.check(action in events, f"the audit events of the delivery include {action}")
         self.by_id("verify-run").click()

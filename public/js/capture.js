@@ -170,6 +170,9 @@ async function upload() {
       pending = null;
       queue.refresh();
       setStatus(status, `Not stored. ${result.error.message}`, 'error');
+    } else if (result.outcome === 'held') {
+      setStatus(status, `Saved on this device, but not sent: ${result.error.message} It waits in the outbox.`, 'error');
+      clearForm();
     } else {
       setStatus(status, `Saved on this device; it will be sent when the server can be reached (${result.error.message})`);
       clearForm();
