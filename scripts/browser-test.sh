@@ -4,8 +4,8 @@
 #
 #   scripts/browser-test.sh [path/to/countersign]      (default: .build/debug/countersign)
 #
-# Needs chromium, chromium-driver and python3-selenium (scripts/deps.sh installs them) and a
-# running cluster (scripts/pg.sh start; scripts/test.sh starts it). Environment:
+# Needs chromium, chromium-driver and python3-selenium (scripts/deps.sh installs them; this script
+# installs librsvg2-bin when rsvg-convert is missing) and a running cluster (scripts/pg.sh start; scripts/test.sh starts it). Environment:
 #   BROWSER_TEST_DATABASE  database name (default countersign_browser_test), recreated empty
 #   BROWSER_TEST_PORT      port (default: a free one)
 #   BROWSER_TEST_OUT       screenshots, PDFs, downloads, server log (default test-output/browser)
@@ -21,6 +21,13 @@ for tool in /usr/bin/chromium /usr/bin/chromedriver; do
     [ -x "$tool" ] || { echo "browser-test: $tool is missing (scripts/deps.sh installs it)" >&2; exit 1; }
 done
 /usr/bin/python3 -c "import selenium" 2>/dev/null || { echo "browser-test: python3-selenium is missing (scripts/deps.sh)" >&2; exit 1; }
+# rsvg-convert rasterises the server's SVG for the comparison with the pad's pixels.
+if ! command -v rsvg-convert >/dev/null 2>&1; then
+    echo "browser-test: installing librsvg2-bin (rsvg-convert)"
+    sudo=""; [ "$(id -u)" = 0 ] || sudo=sudo
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends librsvg2-bin >/dev/null \
+        || { $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends librsvg2-bin >/dev/null; }
+fi
 [ -x "$binary" ] || { echo "browser-test: no server binary at $binary" >&2; exit 1; }
 
 port="${BROWSER_TEST_PORT:-$(/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')}"
@@ -32,6 +39,7 @@ url="$($PG url "$database")"
 server=""
 stop_server() {
     if [ -n "$server" ] && kill -0 "$server" 2>/dev/null; then
+        kill -CONT "$server" 2>/dev/null || true   # the test pauses it to be unreachable
         kill "$server" 2>/dev/null || true
         for _ in $(seq 50); do kill -0 "$server" 2>/dev/null || break; sleep 0.1; done
         kill -9 "$server" 2>/dev/null || true
@@ -43,6 +51,8 @@ trap stop_server EXIT
 DATABASE_URL="$url" HOST=127.0.0.1 PORT="$port" PUBLIC_DIR="$PWD/public" LOG_LEVEL=notice DATA_DIR="$out/data" CHECKPOINT_KEY_GENERATE=true \
     "$binary" serve >"$out/server.log" 2>&1 &
 server=$!
+# The test pauses the server (SIGSTOP) to make it unreachable, and lets it go on (SIGCONT).
+export BROWSER_TEST_SERVER_PID="$server"
 base="http://127.0.0.1:$port"
 for _ in $(seq 150); do
     if curl -fsS --max-time 2 "$base/readyz" >/dev/null 2>&1; then break; fi
@@ -61,7 +71,7 @@ export CONSOLE_TEST_DISPATCHER_KEY="$(key dispatcher)"
 export CONSOLE_TEST_AUDITOR_KEY="$(key auditor)"
 
 echo "browser-test: chromium $(/usr/bin/chromium --version 2>/dev/null | awk '{print $2}') against $base (database $database)"
-/usr/bin/python3 Tests/browser/console_test.py --base-url "$base" --out "$out"
+/usr/bin/python3 Tests/browser/console_test.py --base-url "$base" --out "$out" --binary "$binary"
 
 # The ZIP the auditor downloaded through the console verifies offline with `countersign verify`,
 # pinned to the server's checkpoint key; a flipped byte, or another trusted key, makes it fail.

@@ -24,11 +24,17 @@ export class NetworkError extends Error {
 /** One readable paragraph for a problem document. */
 export function describeProblem(status, problem) {
   if (!problem || typeof problem !== 'object') return `The server answered ${status}.`;
+  const code = typeof problem.code === 'string' ? problem.code : null;
   let text = problem.detail || problem.title || `The server answered ${status}.`;
+  // Details often start with their code ("blank_signature: only 1 point…"): say it once, at the end.
+  if (code && text.startsWith(`${code}: `)) text = `${text.slice(code.length + 2)} (${code})`;
   if (status === 401) text = `The API key was not accepted (unknown, revoked or mistyped): ${text} Sign out and sign in again.`;
   if (status === 403) text = `This key's role may not do that. ${text}`;
   for (const error of Array.isArray(problem.errors) ? problem.errors : []) {
-    text += `\n• ${error.field ?? ''}: ${error.message ?? ''}${error.code ? ` (${error.code})` : ''}`;
+    // A field error that only repeats the detail adds nothing.
+    if (error.message && text.includes(error.message)) continue;
+    const named = error.code && !text.includes(error.code) ? ` (${error.code})` : '';
+    text += `\n• ${error.field ?? ''}: ${error.message ?? ''}${named}`;
   }
   if (problem.request_id) text += `\n(request ${problem.request_id})`;
   return text;
@@ -46,15 +52,17 @@ async function errorFrom(response) {
 /**
  * Sends a request to the API and returns the Response when it is 2xx; throws ApiError or NetworkError.
  * `body` is sent as given (a string is sent as UTF-8), with Content-Type application/json.
+ * `timeoutMs`: give up (a NetworkError) when no answer has come by then.
  */
-export async function request(path, { method = 'GET', body, headers = {} } = {}) {
+export async function request(path, { method = 'GET', body, headers = {}, timeoutMs } = {}) {
   const sent = new Headers(headers);
   const session = currentSession();
   if (session) sent.set('Authorization', `Bearer ${session.token}`);
   if (body !== undefined && !sent.has('Content-Type')) sent.set('Content-Type', 'application/json');
   let response;
   try {
-    response = await fetch(path, { method, headers: sent, body, cache: 'no-store', credentials: 'omit' });
+    const signal = timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined;
+    response = await fetch(path, { method, headers: sent, body, cache: 'no-store', credentials: 'omit', signal });
   } catch (error) {
     throw new NetworkError(error);
   }

@@ -1,6 +1,6 @@
 // The console shell: sign-in, the views a role sees, and navigation between them (#capture,
 // #dispatcher, #auditor). Each view is its own module, mounted the first time it is shown.
-import { json } from './api.js';
+import { ApiError, json } from './api.js';
 import * as auditor from './auditor.js';
 import * as capture from './capture.js';
 import * as dispatcher from './dispatcher.js';
@@ -67,22 +67,33 @@ async function signIn(event) {
   // The server says what the key is: the views follow its role.
   saveSession(token, 'courier');
   let role;
+  let keyId;
   try {
     const session = await json('/v1/session');
     role = session.role;
+    keyId = session.key_id;
     if (!(role in ROLE_VIEWS)) throw new Error(`The server named an unknown role: ${role}.`);
   } catch (error) {
     clearSession();
-    setStatus(status, error.message, 'error');
+    setStatus(status, signInFailure(error), 'error');
     button.disabled = false;
+    byId('signin-key').focus();
     return;
   }
-  saveSession(token, role);
+  saveSession(token, role, keyId);
   byId('signin-key').value = '';
   button.disabled = false;
   setStatus(status, '');
   history.replaceState(null, '', `#${ROLE_VIEWS[role][0]}`);
   showConsole(currentSession());
+}
+
+/** Why a key was not taken: on this page "sign out and sign in again" would make no sense. */
+function signInFailure(error) {
+  if (error instanceof ApiError && error.status === 401) {
+    return 'This API key was not accepted: it is unknown, revoked or mistyped. Check it and paste it again.';
+  }
+  return error.message;
 }
 
 function signOut() {
@@ -97,3 +108,17 @@ window.addEventListener('hashchange', route);
 const session = currentSession();
 if (session) showConsole(session);
 else showSignIn();
+keepForOffline();
+
+/**
+ * Registers sw.js, which keeps the console's files so a reload works offline (only in a secure
+ * context: https or localhost). This first page was loaded before the worker ran, so it is told
+ * which files that were.
+ */
+function keepForOffline() {
+  if (!('serviceWorker' in navigator)) return;
+  navigator.serviceWorker.register('sw.js').then(() => navigator.serviceWorker.ready).then((registration) => {
+    const keep = [location.pathname, ...performance.getEntriesByType('resource').map((entry) => entry.name)];
+    registration.active?.postMessage({ keep });
+  }).catch((error) => console.warn('The console cannot be kept for offline use:', error));
+}

@@ -1,15 +1,20 @@
-// The capture pad: the reference courier client. Records the signature, uploads it with an
-// Idempotency-Key (the same key for every retry of the same body) and shows what the server stored.
-import { ApiError, NetworkError, blob, deliveryPath, json, request } from './api.js';
+// The capture pad: the reference courier client. Records the signature, keeps it in the outbox
+// (IndexedDB) with the Idempotency-Key made at capture time, uploads it, and shows what the server
+// stored. What cannot be sent now waits in the outbox and goes when the server can be reached.
+import { ApiError, blob, json } from './api.js';
+import * as queue from './capture-queue.js';
 import { InkPad } from './ink.js';
+import * as outbox from './outbox.js';
+import * as sender from './outbox-sender.js';
+import { currentSession } from './session.js';
 import {
   REFERENCE_PATTERN, byId, clearImage, el, fillDetails, flagsNode, formatDistance, localRFC3339, mono, setStatus,
   sha256Hex, showBlob, timeNode,
 } from './ui.js';
 
-/** Waits before each retry of a request that got no answer (or a 502/503/504, or "in flight"). */
-const RETRY_DELAYS_MS = [500, 1000, 2000, 4000, 8000];
 const APP = 'countersign-console/1';
+/** The message asking for a signature; it goes away as soon as the pad has ink. */
+const SIGN_FIRST = 'Sign in the box first.';
 
 let pad;
 let status;
@@ -28,6 +33,14 @@ export function mount() {
   byId('capture-next').addEventListener('click', nextSignature);
   updateControls();
   suggestReferences();
+  queue.mount();
+  sender.start({ changed: queue.refresh, stored: storedFromOutbox });
+}
+
+/** An outbox entry reached the server: say so, and show it when the pad is not busy with another. */
+function storedFromOutbox(entry, proof, replayed) {
+  queue.announce(`Sent ${entry.reference} (signed by ${entry.signer}) from this device's outbox.`);
+  if (pad.isEmpty && byId('capture-result').hidden) showResult(proof, replayed, entry.body);
 }
 
 /** Offers the references of pending deliveries as suggestions for the reference field. */
@@ -46,9 +59,11 @@ function updateControls() {
   byId('capture-undo').disabled = empty;
   byId('capture-clear').disabled = empty;
   byId('capture-pad-count').textContent = empty ? '' : `${pad.strokeCount} stroke(s), ${pad.pointCount} points.`;
+  if (!empty && status.textContent === SIGN_FIRST) setStatus(status, '');
 }
 
-function nextSignature() {
+/** An empty pad and form for the next signature (the status line stays). */
+function clearForm() {
   pad.clear();
   pending = null;
   byId('capture-signer').value = '';
@@ -58,6 +73,10 @@ function nextSignature() {
   suggestReferences();
   clearImage(byId('capture-png'));
   clearImage(byId('capture-svg'));
+}
+
+function nextSignature() {
+  clearForm();
   setStatus(status, '');
   byId('capture-reference').focus();
 }
@@ -79,13 +98,20 @@ function currentPosition() {
         lon: position.coords.longitude,
         accuracy_m: Math.round(position.coords.accuracy * 10) / 10,
       }),
-      (error) => reject(new Error(`No location: ${error.message || 'permission denied or unavailable'}.`)),
+      (error) => reject(new Error(locationFailure(error))),
       { enableHighAccuracy: true, timeout: 15000, maximumAge: 30000 },
     );
   });
 }
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A sentence for a GeolocationPositionError (its message is the browser's own wording). */
+function locationFailure(error) {
+  switch (error?.code) {
+    case 1: return 'This site may not use the location: the permission was refused.';
+    case 3: return 'The location did not arrive in time.';
+    default: return 'The device could not determine its location.';
+  }
+}
 
 function invalid(message, field) {
   setStatus(status, message, 'error');
@@ -101,7 +127,7 @@ async function upload() {
     return invalid('Enter the delivery reference (letters, digits and . _ : -).', referenceField);
   }
   if (!signer) return invalid('Enter the name of the person signing.', signerField);
-  if (pad.isEmpty) return invalid('Sign in the box first.', byId('capture-pad'));
+  if (pad.isEmpty) return invalid(SIGN_FIRST, byId('capture-pad'));
 
   const ink = pad.toInk();
   const withLocation = byId('capture-location').checked;
@@ -126,12 +152,31 @@ async function upload() {
         device: { app: APP },
         ink,
       });
-      pending = { fingerprint, reference, body, key: randomKey() };
+      pending = { fingerprint, entry: newEntry(reference, signer, body) };
     }
+    const { entry } = pending;
     // What exactly went over the wire, for the browser test's byte-for-byte check.
-    window.countersignLastUpload = { reference, body: pending.body, idempotencyKey: pending.key };
-    const { proof, replayed } = await send(pending);
-    await showResult(proof, replayed, pending.body);
+    window.countersignLastUpload = { reference, body: entry.body, idempotencyKey: entry.key };
+    await keep(entry);
+    setStatus(status, 'Uploading…');
+    const result = await sender.attempt(entry);
+    queue.refresh();
+    if (result.outcome === 'stored') {
+      pending = null;
+      await showResult(result.proof, result.replayed, entry.body);
+    } else if (result.outcome === 'refused') {
+      // The courier is here to correct it: nothing waits in the outbox.
+      await outbox.remove(entry.key);
+      pending = null;
+      queue.refresh();
+      setStatus(status, `Not stored. ${result.error.message}`, 'error');
+    } else if (result.outcome === 'held') {
+      setStatus(status, `Saved on this device, but not sent: ${result.error.message} It waits in the outbox.`, 'error');
+      clearForm();
+    } else {
+      setStatus(status, `Saved on this device; it will be sent when the server can be reached (${result.error.message})`);
+      clearForm();
+    }
   } catch (error) {
     setStatus(status, `Not stored. ${error.message}`, 'error');
   } finally {
@@ -139,21 +184,21 @@ async function upload() {
   }
 }
 
-async function send({ reference, body, key }) {
-  for (let attempt = 0; ; attempt += 1) {
-    setStatus(status, attempt === 0 ? 'Uploading…' : `Uploading (attempt ${attempt + 1}, same Idempotency-Key)…`);
-    try {
-      const response = await request(`${deliveryPath(reference)}/proof`, {
-        method: 'POST', body, headers: { 'Idempotency-Key': key },
-      });
-      return { proof: await response.json(), replayed: response.headers.get('Idempotent-Replayed') === 'true' };
-    } catch (error) {
-      const retry = error instanceof NetworkError ||
-        (error instanceof ApiError && (error.code === 'idempotency_key_in_flight' || [502, 503, 504].includes(error.status)));
-      if (!retry || attempt >= RETRY_DELAYS_MS.length) throw error;
-      setStatus(status, `${error.message} Retrying in ${RETRY_DELAYS_MS[attempt] / 1000} s.`);
-      await sleep(RETRY_DELAYS_MS[attempt]);
-    }
+function newEntry(reference, signer, body) {
+  return {
+    key: randomKey(), reference, signer, body, keyId: currentSession()?.keyId ?? null,
+    capturedAt: pad.startedAt.getTime(), queuedAt: Date.now(),
+    attempts: 0, lastError: null, lastAttemptAt: null, nextAttemptAt: null, state: 'waiting',
+  };
+}
+
+/** Puts the entry in the outbox before the first byte is sent, so a reload cannot lose it. */
+async function keep(entry) {
+  try {
+    await outbox.save(entry);
+  } catch (error) {
+    // Still worth sending; only the safety net is missing.
+    setStatus(status, `This device cannot keep signatures while offline (${error.message}). Uploading…`);
   }
 }
 
@@ -171,6 +216,9 @@ async function showResult(proof, replayed, body) {
   ]);
   byId('capture-result').hidden = false;
   setStatus(status, replayed ? 'Already stored: the server replayed its first answer.' : 'Stored.', 'ok');
+  // On a phone the result is below the pad: bring "Next signature" (first in the result) into view.
+  byId('capture-next').focus({ preventScroll: true });
+  byId('capture-result').scrollIntoView({ block: 'start' });
   try {
     const [png, svg] = await Promise.all([blob(proof.links.png), blob(proof.links.svg)]);
     showBlob(byId('capture-png'), png.blob);

@@ -3,8 +3,8 @@
 import { ApiError, blob, deliveryPath, json } from './api.js';
 import { mayCreateDeliveries } from './session.js';
 import {
-  REFERENCE_PATTERN, byId, clearImage, dayStart, el, fillDetails, flagsNode, formatDistance, formatLocation, mono,
-  openStreetMapURL, saveBlob, setStatus, showBlob, timeNode,
+  REFERENCE_PATTERN, byId, clearImage, dayStart, deviceTimeNode, el, fillDetails, flagsNode, formatDistance, formatLocation,
+  mono, openStreetMapURL, saveBlob, setStatus, showBlob, timeNode,
 } from './ui.js';
 
 const PAGE_SIZE = 25;
@@ -47,6 +47,7 @@ async function search() {
     return;
   }
   const query = new URLSearchParams({ limit: String(PAGE_SIZE) });
+  addTextSearch(query);
   const state = byId('search-status').value;
   const since = byId('search-since').value;
   const until = byId('search-until').value;
@@ -54,6 +55,17 @@ async function search() {
   if (since) query.set('since', dayStart(since));
   if (until) query.set('until', dayStart(until, 1));
   await list(`/v1/deliveries?${query}`, false);
+}
+
+/**
+ * `q` (a reference prefix, or words of the recipient, address or signer) and `flag` (one proof
+ * flag) for GET /v1/deliveries; the server decides how `q` matches.
+ */
+function addTextSearch(query) {
+  const text = byId('search-q').value.trim();
+  const flag = byId('search-flag').value;
+  if (text) query.set('q', text);
+  if (flag) query.set('flag', flag);
 }
 
 async function list(path, append) {
@@ -138,7 +150,7 @@ function showDetails(delivery, proof) {
     const device = proof.device ? Object.values(proof.device).filter(Boolean).join(', ') : '';
     rows.push(
       ['Signer', proof.signer.name],
-      ['Captured at (device clock)', timeNode(proof.captured_at_as_sent ?? proof.captured_at)],
+      ['Captured at (device clock)', deviceTimeNode(proof.captured_at_as_sent ?? proof.captured_at)],
       ['Received at (server)', timeNode(proof.received_at)],
       ['Location', formatLocation(proof.location)],
       ['Distance to destination', distance && `${distance} (geofence ${proof.geofence_radius_m} m)`],

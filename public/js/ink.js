@@ -1,17 +1,25 @@
 // The signature pad: records Pointer Events (pen, touch, mouse; coalesced samples; pressure where
-// the device reports it) as countersign.ink/v1 and draws a live preview.
+// the device reports it) as countersign.ink/v1 and draws, while the signer writes, the outline the
+// server will store: the weighted-Bézier reconstruction of the rounded points (outline.js).
 //
 // Ink units are the canvas' CSS pixels at the first point of the signature, so the document says
 // how big the pad looked to the signer. The backing store is sized for devicePixelRatio; pointer
 // positions are mapped through getBoundingClientRect, so CSS scaling never distorts the ink.
+// The canvas holds the ink only (the baseline is the stylesheet's background), so its pixels can
+// be compared with the server's rendering.
+import { StrokeOutline, tracePath } from './outline.js';
 
 const round1 = (value) => Math.round(value * 10) / 10;
 const round3 = (value) => Math.round(value * 1000) / 1000;
+/** The server's default ink colour (RenderOptions.color), so the pad looks like the stored PNG. */
+const INK_COLOUR = '#000000';
 
 export class InkPad {
   #canvas;
   #context;
-  #strokes = [];      // [{pointerType, pressure: bool, points: [{x, y, t, p}]}]
+  #strokes = [];      // [{pointerType, pressure: bool, points: [{x, y, t, p}], outline: StrokeOutline}]
+  #committed;         // a canvas with every finalised shape; the live stroke's pending shape goes on top
+  #lastPending = [];  // the pending shape on the canvas now (its pixels are redrawn with the next point)
   #pointerId = null;  // the pointer drawing now; other pointers (a palm, a second finger) are ignored
   #size = null;       // {width, height} of the ink canvas, fixed at the first point
   #origin = 0;        // event timeStamp of the first point
@@ -22,6 +30,7 @@ export class InkPad {
   constructor(canvas, onChange = () => {}) {
     this.#canvas = canvas;
     this.#context = canvas.getContext('2d');
+    this.#committed = document.createElement('canvas');
     this.#onChange = onChange;
     canvas.addEventListener('pointerdown', (event) => this.#down(event));
     canvas.addEventListener('pointermove', (event) => this.#move(event));
@@ -88,8 +97,9 @@ export class InkPad {
       this.#startedAt = new Date();
       this.#resize();
     }
-    this.#strokes.push({ pointerType: event.pointerType, pressure: true, points: [] });
-    this.#add(event, rect);
+    const stroke = { pointerType: event.pointerType, pressure: true, points: [], outline: new StrokeOutline() };
+    this.#strokes.push(stroke);
+    this.#drawLive(stroke, this.#add(event, rect));
   }
 
   #move(event) {
@@ -97,7 +107,11 @@ export class InkPad {
     event.preventDefault();
     const rect = this.#canvas.getBoundingClientRect();
     const coalesced = event.getCoalescedEvents?.() ?? [];
-    for (const sample of coalesced.length > 0 ? coalesced : [event]) this.#add(sample, rect);
+    // Every sample goes into the ink and the outline; the canvas is drawn once per event (a fast
+    // pen delivers several samples per frame).
+    const finalised = [];
+    for (const sample of coalesced.length > 0 ? coalesced : [event]) finalised.push(...this.#add(sample, rect));
+    this.#drawLive(this.#strokes.at(-1), finalised);
   }
 
   #up(event) {
@@ -108,21 +122,26 @@ export class InkPad {
     // a pressure that never changes (except from a pen) is no pressure at all.
     const pressures = new Set(stroke.points.map((point) => point.p));
     stroke.pressure = stroke.pointerType === 'pen' || pressures.size > 1;
+    // The whole outline as one non-zero fill, exactly as the server's SVG draws it.
+    this.#redraw();
     this.#onChange();
   }
 
+  /** Records one sample; returns the shapes it finalised in the stroke's outline (usually none). */
   #add(sample, rect) {
     const stroke = this.#strokes.at(-1);
     const { width, height } = this.#size;
     // Pointer capture keeps delivering points that left the pad; they are pinned to its edge.
-    const x = Math.min(width, Math.max(0, (sample.clientX - rect.left) * width / rect.width));
-    const y = Math.min(height, Math.max(0, (sample.clientY - rect.top) * height / rect.height));
+    // Rounded here, as toInk sends them, so the outline drawn is the one the server reconstructs.
+    const x = round1(Math.min(width, Math.max(0, (sample.clientX - rect.left) * width / rect.width)));
+    const y = round1(Math.min(height, Math.max(0, (sample.clientY - rect.top) * height / rect.height)));
     const previous = stroke.points.at(-1);
     const t = Math.max(previous?.t ?? 0, sample.timeStamp - this.#origin);
     const p = Math.min(1, Math.max(0, sample.pressure ?? 0.5));
-    const point = { x, y, t, p };
-    stroke.points.push(point);
-    this.#drawSegment(previous, point, stroke.pointerType === 'pen');
+    stroke.points.push({ x, y, t, p });
+    const finalisedBefore = stroke.outline.finalized.length;
+    stroke.outline.add(x, y);
+    return stroke.outline.finalized.slice(finalisedBefore);
   }
 
   #resize() {
@@ -133,57 +152,90 @@ export class InkPad {
     if (this.#canvas.width !== width || this.#canvas.height !== height) {
       this.#canvas.width = width;
       this.#canvas.height = height;
+      this.#committed.width = width;
+      this.#committed.height = height;
     }
     this.#redraw();
   }
 
-  /** Ink units to backing-store pixels (kept until the next redraw). */
-  #applyTransform() {
+  /** Ink units to backing-store pixels on a context. */
+  #applyTransform(context) {
     const rect = this.#canvas.getBoundingClientRect();
     const size = this.#size ?? { width: rect.width || 1, height: rect.height || 1 };
-    this.#context.setTransform(this.#canvas.width / size.width, 0, 0, this.#canvas.height / size.height, 0, 0);
+    context.setTransform(this.#canvas.width / size.width, 0, 0, this.#canvas.height / size.height, 0, 0);
   }
 
+  /** Fills path elements (canvas units) on a context, non-zero, in the ink colour. */
+  #fill(context, elements) {
+    if (elements.length === 0) return;
+    this.#applyTransform(context);
+    context.fillStyle = INK_COLOUR;
+    context.fill(tracePath(new Path2D(), elements), 'nonzero');
+    context.setTransform(1, 0, 0, 1, 0, 0);
+  }
+
+  /**
+   * The whole signature: the outline of every finished stroke in one path, as the server's SVG has
+   * it (non-zero fill), on the canvas and on the committed layer; a stroke still being drawn adds
+   * its finalised shapes to both and its pending shape to the canvas only.
+   */
   #redraw() {
+    const open = this.#pointerId !== null ? this.#strokes.at(-1) : null;
+    const settled = this.#strokes.flatMap((stroke) => (stroke === open ? stroke.outline.finalized : stroke.outline.elements()));
+    const committed = this.#committed.getContext('2d');
+    committed.setTransform(1, 0, 0, 1, 0, 0);
+    committed.clearRect(0, 0, this.#committed.width, this.#committed.height);
+    this.#fill(committed, settled);
     const context = this.#context;
     context.setTransform(1, 0, 0, 1, 0, 0);
     context.clearRect(0, 0, this.#canvas.width, this.#canvas.height);
-    this.#drawBaseline();
-    this.#applyTransform();
-    for (const stroke of this.#strokes) {
-      stroke.points.forEach((point, index) => this.#drawSegment(stroke.points[index - 1], point, stroke.pressure));
-    }
+    this.#fill(context, settled);
+    this.#lastPending = open ? open.outline.pending() : [];
+    this.#fill(context, this.#lastPending);
   }
 
-  #drawBaseline() {
+  /**
+   * While a stroke is drawn: shapes it just finalised go on the committed layer for good; the
+   * canvas shows that layer plus the stroke's pending shape (it changes with every point).
+   */
+  #drawLive(stroke, finalised) {
+    this.#fill(this.#committed.getContext('2d'), finalised);
+    const pending = stroke.outline.pending();
+    // Only the pixels that can change: where the last pending shape was, the shapes just
+    // finalised and the new pending shape (a small box, not the whole canvas).
+    const box = this.#pixelBox([this.#lastPending, finalised, pending]);
+    this.#lastPending = pending;
+    if (!box) return;
     const context = this.#context;
-    const { width, height } = this.#canvas;
-    context.strokeStyle = '#9aa3b2';
-    context.lineWidth = Math.max(1, width / 600);
+    context.save();
     context.beginPath();
-    context.moveTo(width * 0.06, height * 0.78);
-    context.lineTo(width * 0.94, height * 0.78);
-    context.stroke();
+    context.rect(box.x, box.y, box.width, box.height);
+    context.clip();
+    context.clearRect(box.x, box.y, box.width, box.height);
+    context.drawImage(this.#committed, box.x, box.y, box.width, box.height, box.x, box.y, box.width, box.height);
+    this.#fill(context, pending);
+    context.restore();
   }
 
-  /** Draws one sample (a dot for the first of a stroke) with the current ink-to-pixel transform. */
-  #drawSegment(from, to, usePressure) {
-    const context = this.#context;
-    const width = usePressure ? 1 + 3 * to.p : 2.5;
-    context.strokeStyle = '#111827';
-    context.fillStyle = '#111827';
-    context.lineCap = 'round';
-    context.lineJoin = 'round';
-    if (!from) {
-      context.beginPath();
-      context.arc(to.x, to.y, width / 2, 0, Math.PI * 2);
-      context.fill();
-      return;
+  /** The backing-store pixels covering path elements (every point, control points included), or null. */
+  #pixelBox(groups) {
+    let minX = Infinity, minY = Infinity, maxX = -Infinity, maxY = -Infinity;
+    for (const elements of groups) {
+      for (const element of elements) {
+        for (let i = 1; i + 1 < element.length; i += 2) {
+          minX = Math.min(minX, element[i]); maxX = Math.max(maxX, element[i]);
+          minY = Math.min(minY, element[i + 1]); maxY = Math.max(maxY, element[i + 1]);
+        }
+      }
     }
-    context.lineWidth = width;
-    context.beginPath();
-    context.moveTo(from.x, from.y);
-    context.lineTo(to.x, to.y);
-    context.stroke();
+    if (minX > maxX || !this.#size) return null;
+    const sx = this.#canvas.width / this.#size.width;
+    const sy = this.#canvas.height / this.#size.height;
+    // Two pixels more on each side for anti-aliasing; whole pixels so drawImage copies exactly.
+    const x = Math.max(0, Math.floor(minX * sx) - 2);
+    const y = Math.max(0, Math.floor(minY * sy) - 2);
+    const right = Math.min(this.#canvas.width, Math.ceil(maxX * sx) + 2);
+    const bottom = Math.min(this.#canvas.height, Math.ceil(maxY * sy) + 2);
+    return right > x && bottom > y ? { x, y, width: right - x, height: bottom - y } : null;
   }
 }

@@ -1,7 +1,9 @@
 // The printable proof-of-delivery receipt for one delivery: receipt.html?reference=TRK-1.
 import { blob, deliveryPath, json } from './api.js';
 import { currentSession } from './session.js';
-import { byId, fillDetails, flagsNode, formatDistance, formatLocation, localRFC3339, mono, setStatus, showBlob, timeNode } from './ui.js';
+import {
+  byId, deviceTimeNode, fillDetails, flagsNode, formatDistance, formatLocation, localTime, mono, setStatus, showBlob, timeNode,
+} from './ui.js';
 
 async function load() {
   const status = byId('receipt-status');
@@ -32,7 +34,7 @@ async function load() {
     const distance = formatDistance(proof.distance_to_destination_m);
     fillDetails(byId('receipt-proof'), [
       ['Signed by', proof.signer.name],
-      ['Signed at (device clock)', timeNode(proof.captured_at_as_sent ?? proof.captured_at)],
+      ['Signed at (device clock)', deviceTimeNode(proof.captured_at_as_sent ?? proof.captured_at)],
       ['Received at (server)', timeNode(proof.received_at)],
       ['Location', formatLocation(proof.location)],
       ['Distance to destination', distance && `${distance} (geofence ${proof.geofence_radius_m} m)`],
@@ -51,7 +53,7 @@ async function load() {
       showBlob(image, png.blob);
     });
     byId('receipt-signer').textContent = `Signature of ${proof.signer.name}`;
-    byId('receipt-footer').textContent = `Printed ${localRFC3339(new Date())} from the Countersign console. ` +
+    byId('receipt-footer').textContent = `Printed ${localTime(new Date())} from the Countersign console. ` +
       `Render algorithm ${proof.algorithm_version}.`;
     byId('receipt-body').hidden = false;
     byId('receipt-print').disabled = false;

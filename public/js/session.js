@@ -13,7 +13,7 @@ export const ROLE_VIEWS = {
   admin: ['dispatcher', 'capture', 'auditor'],
 };
 
-/** `{token, role}` or null when nobody is signed in. */
+/** `{token, role, keyId}` or null when nobody is signed in (keyId: the key's id from GET /v1/session). */
 export function currentSession() {
   try {
     const value = JSON.parse(sessionStorage.getItem(STORAGE_KEY) ?? 'null');
@@ -24,8 +24,8 @@ export function currentSession() {
   return null;
 }
 
-export function saveSession(token, role) {
-  sessionStorage.setItem(STORAGE_KEY, JSON.stringify({ token, role }));
+export function saveSession(token, role, keyId = null) {
+  sessionStorage.setItem(STORAGE_KEY, JSON.stringify({ token, role, keyId }));
 }
 
 export function clearSession() {

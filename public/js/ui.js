@@ -55,10 +55,39 @@ export function formatLocation(location) {
   return `${location.lat.toFixed(6)}, ${location.lon.toFixed(6)}${accuracy}`;
 }
 
-/** A time as the server sent it (RFC 3339 with its offset), in a <time> element. */
+/**
+ * A time in the viewer's zone with its offset, to the second (2025-03-01 14:05:09 +01:00), in a
+ * <time> element whose datetime and tooltip keep the exact text the server sent.
+ */
 export function timeNode(text) {
   if (!text) return null;
-  return el('time', { datetime: text, text });
+  const date = new Date(text);
+  if (Number.isNaN(date.getTime())) return el('time', { text });
+  return el('time', { datetime: text, title: text, text: localTime(date) });
+}
+
+/** `2025-03-01 14:05:09 +01:00`: the viewer's local time, to the second, with the offset. */
+export function localTime(date) {
+  const offset = -date.getTimezoneOffset();
+  const sign = offset >= 0 ? '+' : '-';
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())} ` +
+    `${pad(date.getHours())}:${pad(date.getMinutes())}:${pad(date.getSeconds())} ${sign}${pad(offset / 60)}:${pad(offset % 60)}`;
+}
+
+/**
+ * A time the device sent with its own offset: shown in the viewer's zone, plus the device's own
+ * wall-clock reading when its offset differs (that offset is part of the evidence).
+ */
+export function deviceTimeNode(text) {
+  const node = timeNode(text);
+  const offset = /([+-]\d\d:\d\d|Z)$/.exec(text ?? '')?.[1];
+  if (!node || !offset) return node;
+  const date = new Date(text);
+  const viewer = localTime(date).slice(-6);
+  const device = offset === 'Z' ? '+00:00' : offset;
+  if (device === viewer) return node;
+  const clock = /T(\d\d:\d\d:\d\d)/.exec(text)?.[1] ?? '';
+  return el('span', {}, node, ` (device clock ${clock} ${device})`);
 }
 
 export function openStreetMapURL(lat, lon) {
@@ -91,15 +120,21 @@ export function todayValue(daysLater = 0) {
   return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}`;
 }
 
-/** Shows a Blob in an <img>, releasing the previous blob: URL of that image. */
+/**
+ * Shows a Blob in an <img>, releasing the previous blob: URL of that image. When the image sits in
+ * a link, the link gets the same URL: the API needs the Authorization header, which a plain URL
+ * in a new tab would not send, so the tab opens the bytes this page already fetched.
+ */
 export function showBlob(image, blob) {
   if (image.src.startsWith('blob:')) URL.revokeObjectURL(image.src);
   image.src = URL.createObjectURL(blob);
+  image.closest('a')?.setAttribute('href', image.src);
 }
 
 export function clearImage(image) {
   if (image.src.startsWith('blob:')) URL.revokeObjectURL(image.src);
   image.removeAttribute('src');
+  image.closest('a')?.removeAttribute('href');
 }
 
 /** Offers a Blob as a download under `filename`. */
