@@ -17,7 +17,7 @@ public enum RuntimeRolePrivileges {
         // Tables.
         .table("schema_migrations", "SELECT", why: "serve checks that no migration is pending"),
         .table("service_info", "SELECT", why: "the instance id of /readyz"),
-        .table("api_keys", "SELECT", "INSERT", why: "authentication; `keys create` and POST /v1/keys (revoking: countersign_revoke_api_key)"),
+        .table("api_keys", "SELECT", "INSERT", why: "authentication; `keys create` (revoking: countersign_revoke_api_key)"),
         .table("deliveries", "SELECT", "INSERT", "UPDATE (status, delivered_at, updated_at)",
                why: "creating deliveries; an upload marks its delivery delivered (the deliveries_guard trigger forbids going back)"),
         .table("proofs", "SELECT", "INSERT", why: "uploads, reads and exports; proofs never change"),
@@ -33,7 +33,7 @@ public enum RuntimeRolePrivileges {
         .ownerOnly(.sequence, "deliveries_seq_seq", why: "identity of deliveries.seq: INSERT draws from it"),
         .ownerOnly(.sequence, "audit_checkpoints_id_seq", why: "identity of audit_checkpoints.id: INSERT draws from it"),
         // Functions the runtime role calls (SECURITY DEFINER, migration 0012).
-        .function("countersign_revoke_api_key(uuid)", why: "`keys revoke` and DELETE /v1/keys/{id}"),
+        .function("countersign_revoke_api_key(uuid)", why: "`keys revoke`"),
         .function("countersign_release_idempotency(uuid,text)", why: "a failed request releases its in-flight claim"),
         .function("countersign_maintain_partitions(text,integer)", why: "serving replicas create next months' partitions daily"),
         // Functions only the owner's objects use: triggers fire whoever writes, and the general
