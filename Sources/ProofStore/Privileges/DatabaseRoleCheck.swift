@@ -17,7 +17,8 @@ public struct DatabaseRoleCheck: Sendable {
     public static func run(on database: PostgresClient) async throws -> DatabaseRoleCheck {
         let tables = RuntimeRolePrivileges.evidenceTables.joined(separator: ",")
         // Ownership counts through membership (the member may SET ROLE to the owner); the table
-        // privileges are the table-wide ones: column UPDATE grants are what the list hands out.
+        // privileges are the table-wide ones (column UPDATE grants are what the list hands out),
+        // named only for tables the role does not own anyway.
         let row = try await database.query("""
             WITH evidence AS (
                 SELECT t.name, to_regclass('public.' || t.name) AS oid FROM unnest(string_to_array(\(tables), ',')) t(name)
@@ -27,19 +28,22 @@ public struct DatabaseRoleCheck: Sendable {
                 coalesce((SELECT string_agg(e.name, ', ' ORDER BY e.name) FROM evidence e JOIN pg_class c ON c.oid = e.oid
                           WHERE pg_has_role(current_user, c.relowner, 'MEMBER')), '') AS owned,
                 coalesce((SELECT string_agg(p.privilege || ' on ' || e.name, ', ' ORDER BY e.name, p.privilege)
-                          FROM evidence e CROSS JOIN unnest(ARRAY['UPDATE', 'DELETE', 'TRUNCATE', 'TRIGGER']) p(privilege)
-                          WHERE e.oid IS NOT NULL AND has_table_privilege(e.oid, p.privilege)), '') AS writable
+                          FROM evidence e JOIN pg_class c ON c.oid = e.oid
+                          CROSS JOIN unnest(ARRAY['UPDATE', 'DELETE', 'TRUNCATE', 'TRIGGER']) p(privilege)
+                          WHERE NOT pg_has_role(current_user, c.relowner, 'MEMBER') AND has_table_privilege(e.oid, p.privilege)), '') AS writable
             FROM pg_roles r WHERE r.rolname = current_user
             """).rows[0]
+        let role = try row.decode(String.self, "role")
+        // A superuser may do anything: that says it all.
+        if try row.decode(Bool.self, "superuser") { return DatabaseRoleCheck(role: role, problems: ["it is a superuser"]) }
         var problems: [String] = []
-        if try row.decode(Bool.self, "superuser") { problems.append("it is a superuser") }
         if try row.decode(Bool.self, "createrole") { problems.append("it has CREATEROLE") }
         let owned = try row.decode(String.self, "owned")
         if !owned.isEmpty { problems.append("it owns \(owned)") }
         let writable = try row.decode(String.self, "writable")
         if !writable.isEmpty { problems.append("it holds \(writable)") }
         if try row.decode(Bool.self, "creates") { problems.append("it may CREATE in schema public") }
-        return DatabaseRoleCheck(role: try row.decode(String.self, "role"), problems: problems)
+        return DatabaseRoleCheck(role: role, problems: problems)
     }
 
     /// The one log line that names the problem and the fix.
