@@ -167,19 +167,24 @@ def check_systemd_syntax(report, unit_path, binary):
     if not binary or not os.path.exists(binary):
         report.skip("syntax", "systemd-analyze verify needs --binary (the unit's ExecStart must exist)")
         return
-    # The unit names /usr/local/bin/countersign; verify a copy that points at the given binary.
+    # The units name /usr/local/bin/countersign; verify copies that point at the given binary, side
+    # by side (countersign.service Requires= countersign-migrate.service).
+    units = [unit_path] + [p for p in [os.path.join(os.path.dirname(unit_path), "countersign-migrate.service")] if os.path.exists(p)]
     with tempfile.TemporaryDirectory() as tmp:
-        with open(unit_path, encoding="utf-8") as f:
-            text = f.read().replace("/usr/local/bin/countersign", os.path.abspath(binary))
-        copy = os.path.join(tmp, "countersign.service")
-        with open(copy, "w", encoding="utf-8") as f:
-            f.write(text)
-        run = subprocess.run([analyze, "verify", copy], capture_output=True, text=True, cwd=tmp)
+        copies = []
+        for path in units:
+            with open(path, encoding="utf-8") as f:
+                text = f.read().replace("/usr/local/bin/countersign", os.path.abspath(binary))
+            copies.append(os.path.join(tmp, os.path.basename(path)))
+            with open(copies[-1], "w", encoding="utf-8") as f:
+                f.write(text)
+        run = subprocess.run([analyze, "verify", *copies], capture_output=True, text=True, cwd=tmp)
     out = (run.stdout + run.stderr).strip()
+    names = " ".join(os.path.basename(p) for p in units)
     if run.returncode != 0 or out:
-        report.fail("syntax", "systemd-analyze verify countersign.service: " + (out[:300] or f"exit {run.returncode}"))
+        report.fail("syntax", f"systemd-analyze verify {names}: " + (out[:300] or f"exit {run.returncode}"))
     else:
-        report.ok("syntax", "systemd-analyze verify countersign.service: clean")
+        report.ok("syntax", f"systemd-analyze verify {names}: clean")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -1031,7 +1036,7 @@ def check_smoke(report, stages, docs, binary, database_url, owner_url=None):
             else:
                 report.fail("smoke", f"migrate from the image layout exited {run.returncode}: {run.stderr.strip()[-300:]}")
             if owner_url and url_user(owner_url) != url_user(database_url):
-                run = subprocess.run([exe, "serve"], env=dict(base_env, **env, DATABASE_URL=owner_url), cwd=workdir,
+                run = subprocess.run([exe, "serve"], env=dict(base_env, **dict(env, DATABASE_URL=owner_url)), cwd=workdir,
                                      capture_output=True, text=True, timeout=60)
                 named = [line for line in run.stderr.splitlines() if "ALLOW_PRIVILEGED_DATABASE_ROLE" in line]
                 if run.returncode != 0 and len(named) == 1:
