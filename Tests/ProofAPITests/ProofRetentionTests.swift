@@ -70,7 +70,10 @@ struct ProofRetentionTests {
                 let upload = try await client.execute(uri: "/v1/deliveries/\(fresh)/proof", method: .post,
                                                       headers: harness.headers(.courier), body: ByteBuffer(string: Samples.proofJSON()))
                 #expect(upload.status == .created)
-                #expect(try await harness.database.query("SELECT count(*) FROM proofs_default").decode(Int.self, row: 0, column: 0) == 0)
+                let defaultRows = try await PostgresClient.withClient(.forTests(url: harness.scratch.ownerURL, poolSize: 1)) { owner in
+                    try await owner.query("SELECT count(*) FROM proofs_default").decode(Int.self, row: 0, column: 0)
+                }
+                #expect(defaultRows == 0)
             }
         }
     }
