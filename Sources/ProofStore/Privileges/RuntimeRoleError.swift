@@ -18,7 +18,8 @@ public enum RuntimeRoleError: Error, Sendable, Equatable, CustomStringConvertibl
         case .missing(let name):
             return "runtime role \(name) does not exist: create it (CREATE ROLE \(name) LOGIN PASSWORD …) or give RUNTIME_ROLE_PASSWORD so migrate creates it"
         case .isOwner(let name):
-            return "runtime role \(name) is the role migrating (the owner): serve must connect as another role (RUNTIME_ROLE)"
+            return "runtime role \(name) is the role migrate connects as: give migrate the owner's URL (MIGRATION_DATABASE_URL) "
+                + "and serve the runtime role's (DATABASE_URL), two different roles"
         case .privileged(let name):
             return "runtime role \(name) is a superuser or has CREATEROLE: give the service a plain LOGIN role"
         case .failed(let message):
