@@ -35,7 +35,7 @@ else
     swift build -c release --product countersign 2>&1 | grep -E "error|Build complete" >&2
     binary="$(swift build -c release --show-bin-path)/countersign"
 fi
-DATABASE_URL="$url" "$binary" migrate >/dev/null
+MIGRATION_DATABASE_URL="$($PG owner-url countersign_bench)" "$binary" migrate >/dev/null
 token="$(DATABASE_URL="$url" "$binary" keys create --role admin --name bench 2>&1 | grep -o 'cs_[A-Za-z0-9_-]*' | head -1)"
 psql -q "$url" -c "INSERT INTO deliveries (reference, recipient_name, address, destination_lat, destination_lon)
                    SELECT 'L-' || g, 'Load Test', 'Somewhere', 52.52, 13.405 FROM generate_series(0, 59999) g"

@@ -26,7 +26,7 @@ else
     swift build -c release --product countersign 2>&1 | { grep -E "error|complete" || true; } >&2
     binary="$(swift build -c release --show-bin-path)/countersign"
 fi
-DATABASE_URL="$url" "$binary" migrate >/dev/null
+MIGRATION_DATABASE_URL="$($PG owner-url countersign_hostile)" "$binary" migrate >/dev/null
 key() { DATABASE_URL="$url" "$binary" keys create --role "$1" --name "$2" 2>&1 | grep -o 'cs_[A-Za-z0-9_-]*' | head -1; }
 legit="$(for i in $(seq 1 32); do key courier "legit $i"; done | paste -sd, -)"
 attacker1="$(key courier attacker-1)"; attacker2="$(key courier attacker-2)"

@@ -55,7 +55,8 @@ for side in $(seq 1 "$sides"); do
     cluster "$side" start >/dev/null
     cluster "$side" createdb countersign_bench --fresh >/dev/null
     url="$(cluster "$side" url countersign_bench)"
-    DATABASE_URL="$url" MIGRATIONS_DIR="${migrations[$((side - 1))]}" "${binaries[0]}" migrate >/dev/null
+    MIGRATION_DATABASE_URL="$(cluster "$side" owner-url countersign_bench)" MIGRATIONS_DIR="${migrations[$((side - 1))]}" \
+        "${binaries[0]}" migrate >/dev/null
     tokens+=("$(DATABASE_URL="$url" "${binaries[0]}" keys create --role admin --name bench 2>&1 | grep -o 'cs_[A-Za-z0-9_-]*' | head -1)")
     psql -q "$url" -c "INSERT INTO deliveries (reference, recipient_name, address, destination_lat, destination_lon)
                        SELECT 'R' || r || '-' || g, 'Load Test', 'Somewhere', 52.52, 13.405
@@ -75,7 +76,7 @@ for round in $(seq 1 "$rounds"); do
     for side in $(seq 1 "$sides"); do
         # Build b serves cluster side; with two builds they swap every round (not with two schemas).
         b=$(( (side - 1 + (round - 1) * swapping) % sides ))
-        env DATABASE_URL="${urls[$((side - 1))]}" MIGRATIONS_DIR="${migrations[$((side - 1))]}" \
+        env DATABASE_URL="${urls[$((side - 1))]}" MIGRATIONS_DIR="${migrations[$((side - 1))]}" MIGRATE_ON_START=false \
             PORT=${http_ports[$side]} HOST=127.0.0.1 LOG_LEVEL=warning \
             RATE_LIMIT_PER_SECOND=0 CHECKPOINT_KEY_GENERATE=true DATA_DIR="${TMPDIR:-/tmp}/countersign-compare-data$side" "${binaries[$b]}" serve >"${TMPDIR:-/tmp}/countersign-compare-server$side.log" 2>&1 &
         servers+=($!)

@@ -35,6 +35,8 @@ rm -rf "$out"
 mkdir -p "$out"
 $PG createdb "$database" --fresh >/dev/null
 url="$($PG url "$database")"
+# Migrated as the owner; the server (and `keys`) connect as the runtime role.
+MIGRATION_DATABASE_URL="$($PG owner-url "$database")" "$binary" migrate >/dev/null
 
 server=""
 stop_server() {

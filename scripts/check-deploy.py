@@ -16,6 +16,10 @@
               port == PORT == Dockerfile EXPOSE; compose and Dockerfile healthchecks ask /healthz;
               compose's app waits for the one-shot migrate service; Dockerfile shape (toolchain
               version >= swift-tools-version, static stdlib, non-root, STOPSIGNAL, share paths).
+              Two database roles everywhere (docs/decisions/0017-two-database-roles.md): compose,
+              k8s and systemd each have a migrate step with the owner's URL (MIGRATION_DATABASE_URL)
+              that the server never gets; the server's DATABASE_URL names another role; neither is
+              the postgres superuser.
 4. libraries  with --binary: every shared library the binary loads (ldd) belongs to a package
               the Dockerfile's runtime stage installs, to the base image (libc6, libgcc-s1,
               libstdc++6), or to a dependency apt pulls in with them (read from dpkg on this
@@ -28,7 +32,8 @@
               local port) and a key file made by openssl (CHECKPOINT_KEY_FILE), runs the Dockerfile and compose HEALTHCHECK commands verbatim,
               asks /healthz and /readyz, and stops it with SIGTERM. With --database-url it also
               runs `countersign migrate` from that layout (no MIGRATIONS_DIR, cwd without
-              ./migrations) to show the binary finds <exe>/../share/countersign/migrations.
+              ./migrations) to show the binary finds <exe>/../share/countersign/migrations, as the
+              owner of --owner-url, and checks that serve refuses that owner role.
 
 Exits 0 when every check passes, 1 otherwise. Needs python3 and PyYAML (Debian: python3-yaml).
 """
@@ -48,6 +53,7 @@ import sys
 import tempfile
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 try:
@@ -161,19 +167,24 @@ def check_systemd_syntax(report, unit_path, binary):
     if not binary or not os.path.exists(binary):
         report.skip("syntax", "systemd-analyze verify needs --binary (the unit's ExecStart must exist)")
         return
-    # The unit names /usr/local/bin/countersign; verify a copy that points at the given binary.
+    # The units name /usr/local/bin/countersign; verify copies that point at the given binary, side
+    # by side (countersign.service Requires= countersign-migrate.service).
+    units = [unit_path] + [p for p in [os.path.join(os.path.dirname(unit_path), "countersign-migrate.service")] if os.path.exists(p)]
     with tempfile.TemporaryDirectory() as tmp:
-        with open(unit_path, encoding="utf-8") as f:
-            text = f.read().replace("/usr/local/bin/countersign", os.path.abspath(binary))
-        copy = os.path.join(tmp, "countersign.service")
-        with open(copy, "w", encoding="utf-8") as f:
-            f.write(text)
-        run = subprocess.run([analyze, "verify", copy], capture_output=True, text=True, cwd=tmp)
+        copies = []
+        for path in units:
+            with open(path, encoding="utf-8") as f:
+                text = f.read().replace("/usr/local/bin/countersign", os.path.abspath(binary))
+            copies.append(os.path.join(tmp, os.path.basename(path)))
+            with open(copies[-1], "w", encoding="utf-8") as f:
+                f.write(text)
+        run = subprocess.run([analyze, "verify", *copies], capture_output=True, text=True, cwd=tmp)
     out = (run.stdout + run.stderr).strip()
+    names = " ".join(os.path.basename(p) for p in units)
     if run.returncode != 0 or out:
-        report.fail("syntax", "systemd-analyze verify countersign.service: " + (out[:300] or f"exit {run.returncode}"))
+        report.fail("syntax", f"systemd-analyze verify {names}: " + (out[:300] or f"exit {run.returncode}"))
     else:
-        report.ok("syntax", "systemd-analyze verify countersign.service: clean")
+        report.ok("syntax", f"systemd-analyze verify {names}: clean")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -207,6 +218,11 @@ def env_names(value):
     if isinstance(value, list):
         return [str(item).split("=", 1)[0] for item in value]
     return []
+
+
+def dict_env(value):
+    """A compose `environment` as {name: value}."""
+    return {name: env_value(value, name) for name in env_names(value)}
 
 
 def env_value(value, name):
@@ -365,6 +381,11 @@ def check_env(report, docs, stages, unit_path):
 
     unit_env, env_files = systemd_env(unit_path)
     counts["systemd"] = judge("countersign.service Environment=", list(unit_env))
+    migrate_unit = os.path.join(DEPLOY, "countersign-migrate.service")
+    if os.path.exists(migrate_unit):
+        migrate_env, migrate_files = systemd_env(migrate_unit)
+        counts["systemd"] += judge("countersign-migrate.service Environment=", list(migrate_env))
+        env_files += migrate_files
     if stages:
         runtime_env = dockerfile_env(stages[-1][2])
         counts["Dockerfile"] = judge(f"Dockerfile stage {stages[-1][0]} ENV", list(runtime_env))
@@ -412,6 +433,38 @@ def container_env(container, configmaps, secrets):
         if "value" in e:
             env[e["name"]] = str(e["value"])
     return env
+
+
+# Variables that carry the owner's power: only a migrate step may have them.
+OWNER_ONLY_VARS = ("MIGRATION_DATABASE_URL", "RUNTIME_ROLE_PASSWORD")
+
+
+def url_user(url):
+    """The role a libpq URL connects as ('' when it names none or is not a URL)."""
+    try:
+        return urllib.parse.urlsplit(str(url or "")).username or ""
+    except ValueError:
+        return ""
+
+
+def role_problems(where, serve_env, migrate_env, superusers):
+    """Two roles: the server's is neither the migrator's nor a superuser, and it gets no owner secret."""
+    problems = []
+    serve_user = url_user(serve_env.get("DATABASE_URL"))
+    migrate_user = url_user(migrate_env.get("MIGRATION_DATABASE_URL") or migrate_env.get("DATABASE_URL"))
+    if not migrate_env.get("MIGRATION_DATABASE_URL"):
+        problems.append(f"{where}: the migrate step has no MIGRATION_DATABASE_URL (the owner's URL)")
+    for name in OWNER_ONLY_VARS:
+        if name in serve_env:
+            problems.append(f"{where}: the server is given {name}, the owner's credential")
+    if str(serve_env.get("ALLOW_PRIVILEGED_DATABASE_ROLE", "false")).lower() in ("1", "true", "yes", "on"):
+        problems.append(f"{where}: the server sets ALLOW_PRIVILEGED_DATABASE_ROLE (development only)")
+    if serve_user and serve_user == migrate_user:
+        problems.append(f"{where}: serve and migrate both connect as {serve_user}; serve needs the runtime role")
+    for label, user in (("serve", serve_user), ("migrate", migrate_user)):
+        if user in superusers:
+            problems.append(f"{where}: {label} connects as {user}, a superuser")
+    return problems, serve_user, migrate_user
 
 
 def labels_match(selector, labels):
@@ -519,11 +572,24 @@ def check_k8s(report, docs, exposed):
         else:
             report.ok("k8s", f"Deployment {dname}: /readyz and /healthz on port {app_port}; " + ", ".join(notes))
     jobs = [d for _, d in objects if d.get("kind") == "Job"]
-    migrating = [j for j in jobs for c in pod_specs(j)[0].get("containers", []) if "migrate" in (c.get("args") or []) + (c.get("command") or [])]
-    if migrating:
-        report.ok("k8s", f"migration Job {migrating[0]['metadata']['name']} runs `countersign migrate`")
-    else:
+    migrating = [(j, c) for j in jobs for c in pod_specs(j)[0].get("containers", []) if "migrate" in (c.get("args") or []) + (c.get("command") or [])]
+    if not migrating:
         report.fail("k8s", "no Job runs `migrate`")
+        return
+    job, job_container = migrating[0]
+    migrate_env = container_env(job_container, configmaps, secrets)
+    problems, users = [], set()
+    for deployment in deployments:
+        for container in pod_specs(deployment)[0].get("containers") or []:
+            found, serve_user, migrate_user = role_problems(f"Deployment {deployment['metadata']['name']}/{container.get('name')}",
+                                                            container_env(container, configmaps, secrets), migrate_env, {"postgres"})
+            problems += found
+            users.add((serve_user, migrate_user))
+    if problems:
+        report.fail("k8s", "database roles:\n" + "\n".join(problems))
+    else:
+        pairs = ", ".join(f"pods as {s}, Job as {m}" for s, m in sorted(users))
+        report.ok("k8s", f"migration Job {job['metadata']['name']} runs `countersign migrate` as the owner; {pairs}")
 
 
 def check_compose(report, docs):
@@ -548,6 +614,14 @@ def check_compose(report, docs):
         problems.append("no one-shot service runs `migrate`")
     if not apps:
         problems.append("no service runs `serve`")
+    superusers = {str(env_value(services[d].get("environment"), "POSTGRES_USER") or "postgres") for d in db}
+    roles = []
+    for app in apps:
+        for m in migrate:
+            found, serve_user, migrate_user = role_problems(f"{app}/{m}", dict_env(services[app].get("environment")),
+                                                            dict_env(services[m].get("environment")), superusers)
+            problems += found
+            roles.append(f"{app} as {serve_user}, {m} as {migrate_user}")
     for app in apps:
         service = services[app]
         env = service.get("environment")
@@ -569,7 +643,8 @@ def check_compose(report, docs):
     if problems:
         report.fail("compose", "\n".join(problems))
     else:
-        report.ok("compose", f"{', '.join(db)} (pg_isready) -> {', '.join(migrate)} (one-shot) -> {', '.join(apps)} (/healthz, MIGRATE_ON_START=false)")
+        report.ok("compose", f"{', '.join(db)} (pg_isready) -> {', '.join(migrate)} (one-shot) -> {', '.join(apps)} (/healthz, MIGRATE_ON_START=false); "
+                  f"{'; '.join(roles)}, never {'/'.join(sorted(superusers))}")
 
 
 def tools_version():
@@ -658,7 +733,8 @@ def check_dockerfile(report, stages):
     return exposed
 
 
-def check_systemd(report, unit_path):
+def unit_settings(unit_path):
+    """{key: [values]} of a systemd unit's settings, in order."""
     with open(unit_path, encoding="utf-8") as f:
         text = f.read()
     settings = {}
@@ -666,6 +742,37 @@ def check_systemd(report, unit_path):
         if "=" in line and not line.lstrip().startswith(("#", ";")):
             key, _, value = line.partition("=")
             settings.setdefault(key.strip(), []).append(value.strip())
+    return settings
+
+
+def check_systemd_migrate(settings, migrate_path):
+    """Migrations as the owner in a unit of their own, which the server's unit requires and follows."""
+    problems = []
+    if any("migrate" in v for v in settings.get("ExecStartPre", [])):
+        problems.append("ExecStartPre runs migrate in the server's unit: the server would get the owner's URL; "
+                        "use countersign-migrate.service")
+    unit = os.path.basename(migrate_path)
+    if not os.path.exists(migrate_path):
+        return problems + [f"deploy/{unit} is missing"]
+    for key in ("Requires", "After"):
+        if not any(unit in v.split() for v in settings.get(key, [])):
+            problems.append(f"{key}= does not name {unit}")
+    migrate = unit_settings(migrate_path)
+    if not migrate.get("ExecStart", [""])[-1].endswith("countersign migrate"):
+        problems.append(f"{unit}: ExecStart does not run `countersign migrate`")
+    if migrate.get("Type", [""])[-1] != "oneshot":
+        problems.append(f"{unit}: Type is not oneshot")
+    shared = set(f.lstrip("-") for f in migrate.get("EnvironmentFile", [])) & set(f.lstrip("-") for f in settings.get("EnvironmentFile", []))
+    if shared:
+        problems.append(f"{unit} and the server read the same EnvironmentFile {', '.join(sorted(shared))}: the owner's URL must stay apart")
+    for name in OWNER_ONLY_VARS:
+        if any(v.startswith(name + "=") for v in settings.get("Environment", [])):
+            problems.append(f"the server's unit sets {name}")
+    return problems
+
+
+def check_systemd(report, unit_path):
+    settings = unit_settings(unit_path)
     want = {"User": None, "EnvironmentFile": None, "NoNewPrivileges": "yes", "ProtectSystem": "strict",
             "PrivateTmp": "yes", "Restart": "on-failure", "KillSignal": "SIGTERM", "TimeoutStopSec": None}
     problems = []
@@ -679,11 +786,12 @@ def check_systemd(report, unit_path):
     exec_start = settings.get("ExecStart", [""])[-1]
     if not exec_start.endswith("countersign serve"):
         problems.append(f"ExecStart={exec_start} does not run `countersign serve`")
+    problems += check_systemd_migrate(settings, os.path.join(DEPLOY, "countersign-migrate.service"))
     if problems:
         report.fail("systemd", "\n".join(problems))
     else:
-        pre = "; ExecStartPre migrate" if any("migrate" in v for v in settings.get("ExecStartPre", [])) else ""
-        report.ok("systemd", f"User={settings['User'][-1]}, EnvironmentFile, hardening, KillSignal=SIGTERM, TimeoutStopSec={settings['TimeoutStopSec'][-1]}{pre}")
+        report.ok("systemd", f"User={settings['User'][-1]}, EnvironmentFile, hardening, KillSignal=SIGTERM, TimeoutStopSec={settings['TimeoutStopSec'][-1]}; "
+                  "Requires/After countersign-migrate.service (migrate as the owner, its own EnvironmentFile)")
 
 
 # ------------------------------------------------------------------------------------------------
@@ -877,7 +985,7 @@ def stage_layout(binary, stage):
     return prefix
 
 
-def check_smoke(report, stages, docs, binary, database_url):
+def check_smoke(report, stages, docs, binary, database_url, owner_url=None):
     if not binary or not os.path.exists(binary):
         report.skip("smoke", "needs an existing --binary; not run")
         return
@@ -918,13 +1026,23 @@ def check_smoke(report, stages, docs, binary, database_url):
             report.info("smoke", "no openssl: serve runs with CHECKPOINT_KEY_GENERATE=true instead of a key file")
 
         if database_url:
-            migrate_env = dict(base_env, DATABASE_URL=database_url)  # no MIGRATIONS_DIR: <exe>/../share lookup
+            # As the owner (--owner-url); the runtime role is DATABASE_URL's user, which serve uses below.
+            migrate_env = dict(base_env, MIGRATION_DATABASE_URL=owner_url or database_url,
+                               RUNTIME_ROLE=url_user(database_url))  # no MIGRATIONS_DIR: <exe>/../share lookup
             run = subprocess.run([exe, "migrate"], env=migrate_env, cwd=stage, capture_output=True, text=True, timeout=120)
-            line = (run.stdout.strip().splitlines() or [run.stderr.strip()])[-1:]
+            lines = run.stdout.strip().splitlines() or [run.stderr.strip()]
             if run.returncode == 0:
-                report.ok("smoke", f"migrate from the image layout (<exe>/../share/countersign/migrations): {' '.join(line)}")
+                report.ok("smoke", f"migrate from the image layout (<exe>/../share/countersign/migrations): {'; '.join(lines[-3:])}")
             else:
                 report.fail("smoke", f"migrate from the image layout exited {run.returncode}: {run.stderr.strip()[-300:]}")
+            if owner_url and url_user(owner_url) != url_user(database_url):
+                run = subprocess.run([exe, "serve"], env=dict(base_env, **dict(env, DATABASE_URL=owner_url)), cwd=workdir,
+                                     capture_output=True, text=True, timeout=60)
+                named = [line for line in run.stderr.splitlines() if "ALLOW_PRIVILEGED_DATABASE_ROLE" in line]
+                if run.returncode != 0 and len(named) == 1:
+                    report.ok("smoke", f"serve as the owner refuses to start (exit {run.returncode}): {named[0].strip()[:140]}…")
+                else:
+                    report.fail("smoke", f"serve as the owner: exit {run.returncode}, stderr {run.stderr.strip()[-300:]!r}")
         else:
             report.skip("smoke", "no --database-url: `countersign migrate` from the image layout not run")
 
@@ -992,7 +1110,8 @@ def main():
     parser.add_argument("--require-static-stdlib", action="store_true",
                         help="fail when the binary loads Swift runtime libraries (use with a --static-swift-stdlib build)")
     parser.add_argument("--smoke", action="store_true", help="run the binary in the image's file layout and probe it")
-    parser.add_argument("--database-url", help="with --smoke: also run `countersign migrate` against this (scratch) database")
+    parser.add_argument("--database-url", help="with --smoke: the runtime role's URL of a scratch database that serve uses")
+    parser.add_argument("--owner-url", help="with --database-url: the owner's URL of it, for `countersign migrate` (default: --database-url)")
     options = parser.parse_args()
 
     report = Report()
@@ -1015,7 +1134,7 @@ def main():
     if stages:
         check_libraries(report, stages, options.binary, options.require_static_stdlib)
         if options.smoke:
-            check_smoke(report, stages, docs, options.binary, options.database_url)
+            check_smoke(report, stages, docs, options.binary, options.database_url, options.owner_url)
     report.print()
     print("check-deploy: " + ("FAILED" if report.failed else "all checks passed"))
     return 1 if report.failed else 0

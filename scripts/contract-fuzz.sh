@@ -3,21 +3,23 @@
 # operation of public/openapi.yaml, once with a key of each role. Checks: no 5xx; status, content
 # type, headers and body conform to the spec (Tests/reliability/schemathesis.toml).
 #
-#   scripts/contract-fuzz.sh --binary B --database-url URL [--port P] [--examples N] [--roles "admin courier"] [--phases LIST]
+#   scripts/contract-fuzz.sh --binary B --database-url URL [--owner-url URL] [--port P] [--examples N] [--roles "admin courier"] [--phases LIST]
 #
-# The server listens on 127.0.0.1:P, by default a free port (scripts/free-port.py).
+# The server listens on 127.0.0.1:P, by default a free port (scripts/free-port.py). It serves as the
+# role of --database-url (the runtime role); `migrate` runs as --owner-url (default: the same URL).
 #
 # Prints `RESULT {"run":"contract",...}` with the number of generated cases and failures; exit 1 on
 # any failure. schemathesis is installed into .build-venv/ (ignored) on first use.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-binary=""; database_url=""; port=""; examples=50; roles="courier dispatcher auditor admin"; phases="examples,coverage,fuzzing,stateful"
+binary=""; database_url=""; owner_url=""; port=""; examples=50; roles="courier dispatcher auditor admin"; phases="examples,coverage,fuzzing,stateful"
 max_time=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --binary) binary="$2"; shift 2 ;;
         --database-url) database_url="$2"; shift 2 ;;
+        --owner-url) owner_url="$2"; shift 2 ;;
         --port) port="$2"; shift 2 ;;
         --examples) examples="$2"; shift 2 ;;
         --roles) roles="$2"; shift 2 ;;
@@ -39,7 +41,7 @@ fi
 out="${RELIABILITY_OUT:-test-output/reliability}"
 mkdir -p "$out"
 log="$out/contract-server.log"
-DATABASE_URL="$database_url" "$binary" migrate >/dev/null
+MIGRATION_DATABASE_URL="${owner_url:-$database_url}" "$binary" migrate >/dev/null
 token() { DATABASE_URL="$database_url" "$binary" keys create --role "$1" --name "contract $1" 2>&1 | grep -o 'cs_[A-Za-z0-9_-]*' | head -1; }
 DATABASE_URL="$database_url" PORT="$port" HOST=127.0.0.1 LOG_LEVEL=warning CHECKPOINT_KEY_GENERATE=true DATA_DIR="$out/contract-data" \
     "$binary" serve >"$log" 2>&1 &

@@ -10,9 +10,15 @@
 #   scripts/pg.sh port         print the port it runs on (when stopped: the port it would start on)
 #   scripts/pg.sh pick-port    print the port it runs on, or when stopped a free one (scripts/free-port.py):
 #                              what a script exports as COUNTERSIGN_PG_PORT for its private cluster
-#   scripts/pg.sh createdb DB [--fresh]   create database DB owned by the app role
-#   scripts/pg.sh url DB       print the app role's URL for DB
-#   scripts/pg.sh admin-url DB print the superuser's URL for DB
+#   scripts/pg.sh createdb DB [--fresh]   create database DB owned by the owner role
+#   scripts/pg.sh url DB       print the runtime role's URL for DB: what `serve`, `keys`, `export` use
+#   scripts/pg.sh owner-url DB print the owner role's URL for DB: what `migrate` uses (MIGRATION_DATABASE_URL)
+#   scripts/pg.sh admin-url DB print the superuser's URL for DB (cluster set-up and tests that tamper)
+#
+# Two roles, as in production (docs/decisions/0017-two-database-roles.md): `countersign` owns the
+# databases and everything `countersign migrate` creates in them; `countersign_app` (the runtime
+# role, made here so `migrate` finds it: operator-managed, no password under trust auth) is what
+# the service connects as, with only what `migrate` grants it. Neither is a superuser.
 #
 # Port and folder: COUNTERSIGN_PG_PORT (default 5544) and COUNTERSIGN_PG_DIR (default .data/); extra server
 # settings: COUNTERSIGN_PG_OPTIONS ("-c name=value ...", after the checkpoint settings below). Test and
@@ -27,7 +33,8 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 PORT="${COUNTERSIGN_PG_PORT:-5544}"
 DATA_ROOT="${COUNTERSIGN_PG_DIR:-$ROOT/.data}"
-APP_ROLE=countersign
+OWNER_ROLE=countersign
+RUNTIME_ROLE=countersign_app
 
 pg_bin() {
     local dir
@@ -124,7 +131,10 @@ cmd_start() {
     echo "pg.sh: starting PostgreSQL on 127.0.0.1:$PORT (socket in $(SOCKET_DIR))"
     as_owner "$bin/pg_ctl" -D "$(PGDATA_DIR)" -l "$(PGDATA_DIR)/server.log" -w -t 30 start \
         -o "-c listen_addresses=127.0.0.1 -p $PORT -k $(SOCKET_DIR) -c max_connections=200 -c fsync=${COUNTERSIGN_PG_FSYNC:-on} $CHECKPOINT_OPTIONS ${COUNTERSIGN_PG_OPTIONS:-}" >/dev/null
-    psql_admin postgres -c "DO \$\$ BEGIN IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$APP_ROLE') THEN CREATE ROLE $APP_ROLE LOGIN CREATEDB; END IF; END \$\$;"
+    psql_admin postgres -c "DO \$\$ BEGIN
+        IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$OWNER_ROLE') THEN CREATE ROLE $OWNER_ROLE LOGIN CREATEDB; END IF;
+        IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$RUNTIME_ROLE') THEN CREATE ROLE $RUNTIME_ROLE LOGIN; END IF;
+        END \$\$;"
 }
 
 cmd_stop() {  # cmd_stop [fast|immediate]
@@ -141,7 +151,7 @@ cmd_createdb() {
         psql_admin postgres -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)"
     fi
     if [ -z "$(psql_admin postgres -tAc "SELECT 1 FROM pg_database WHERE datname = '$db'")" ]; then
-        psql_admin postgres -c "CREATE DATABASE \"$db\" OWNER $APP_ROLE"
+        psql_admin postgres -c "CREATE DATABASE \"$db\" OWNER $OWNER_ROLE"
     fi
 }
 
@@ -152,10 +162,11 @@ case "${1:-}" in
     crash) cmd_stop immediate ;;
     status) is_running ;;
     createdb) shift; cmd_createdb "$@" ;;
-    url) echo "postgres://$APP_ROLE@127.0.0.1:$PORT/${2:-countersign}" ;;
+    url) echo "postgres://$RUNTIME_ROLE@127.0.0.1:$PORT/${2:-countersign}" ;;
+    owner-url) echo "postgres://$OWNER_ROLE@127.0.0.1:$PORT/${2:-countersign}" ;;
     admin-url) echo "postgres://postgres@127.0.0.1:$PORT/${2:-countersign}" ;;
     socket-dir) SOCKET_DIR ;;
     port) if is_running && [ -n "$(running_port)" ]; then running_port; else echo "$PORT"; fi ;;
     pick-port) if is_running && [ -n "$(running_port)" ]; then running_port; else python3 "$ROOT/scripts/free-port.py"; fi ;;
-    *) echo "usage: scripts/pg.sh start|stop|restart|crash|status|port|pick-port|createdb DB [--fresh]|url DB|admin-url DB|socket-dir" >&2; exit 2 ;;
+    *) echo "usage: scripts/pg.sh start|stop|restart|crash|status|port|pick-port|createdb DB [--fresh]|url DB|owner-url DB|admin-url DB|socket-dir" >&2; exit 2 ;;
 esac

@@ -111,11 +111,13 @@ fi
 if want contract; then
     part_started=$SECONDS
     echo "reliability: contract fuzzing" >&2
+    contract_db="$(db contract)"
+    urls=(--database-url "$($PG url "$contract_db")" --owner-url "$($PG owner-url "$contract_db")")
     if [ $long = 1 ]; then
-        scripts/contract-fuzz.sh --binary "$binary" --database-url "$($PG url "$(db contract)")" --port "$port" \
+        scripts/contract-fuzz.sh --binary "$binary" "${urls[@]}" --port "$port" \
             --examples "$examples" >"$out/contract.out" 2>&1
     else
-        scripts/contract-fuzz.sh --binary "$binary" --database-url "$($PG url "$(db contract)")" --port "$port" \
+        scripts/contract-fuzz.sh --binary "$binary" "${urls[@]}" --port "$port" \
             --examples "$examples" --roles admin --phases examples,fuzzing >"$out/contract.out" 2>&1
     fi
     record contract $? "$out/contract.out"
@@ -127,7 +129,7 @@ faults() {  # faults NAME SUBCOMMAND ARGS…
     part_started=$SECONDS
     echo "reliability: $name" >&2
     python3 Tests/reliability/reliability.py "$sub" --binary "$binary" --database-url "$($PG url "$database")" \
-        --admin-url "$($PG admin-url "$database")" --port "$fault_port" --server-log "$out/$name-server.log" "$@" \
+        --owner-url "$($PG owner-url "$database")" --admin-url "$($PG admin-url "$database")" --port "$fault_port" --server-log "$out/$name-server.log" "$@" \
         >"$out/$name.out" 2>"$out/$name.err"
     record "$name" $? "$out/$name.out"
 }
@@ -171,6 +173,7 @@ if want swift; then
     $PG createdb reliab_swift --fresh >/dev/null
     (
         export TEST_DATABASE_URL="$($PG url reliab_swift)" TEST_DATABASE_ADMIN_URL="$($PG admin-url reliab_swift)"
+        export TEST_DATABASE_OWNER_URL="$($PG owner-url reliab_swift)"
         export TEST_DATABASE_SOCKET_DIR="$($PG socket-dir)" COUNTERSIGN_PGCTL="$PWD/$PG"
         swift build --build-tests >/dev/null 2>&1 && swift test --skip-build --filter "HostileInputTests|AuthorizationMatrixTests" 2>&1
     ) >"$out/swift.out"

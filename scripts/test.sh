@@ -27,7 +27,10 @@ if ! $PG status; then
 fi
 
 $PG createdb countersign_test --fresh
+# The service under test connects as the runtime role; test set-up (creating and migrating scratch
+# databases, the client tests' own tables) as the owner; tampering tests as the superuser.
 export TEST_DATABASE_URL="$($PG url countersign_test)"
+export TEST_DATABASE_OWNER_URL="$($PG owner-url countersign_test)"
 export TEST_DATABASE_ADMIN_URL="$($PG admin-url countersign_test)"
 export TEST_DATABASE_SOCKET_DIR="$($PG socket-dir)"
 export COUNTERSIGN_PGCTL="$PWD/scripts/pg.sh"
@@ -51,7 +54,8 @@ scripts/openapi-check.sh  # public/openapi.yaml (served as /openapi.yaml) must b
 # Deployment files: parse, name only variables the service reads, libraries the runtime image has,
 # and a smoke run of the binary laid out as in the image.
 $PG createdb countersign_deploycheck --fresh
-python3 scripts/check-deploy.py --binary .build/debug/countersign --smoke --database-url "$($PG url countersign_deploycheck)"
+python3 scripts/check-deploy.py --binary .build/debug/countersign --smoke --database-url "$($PG url countersign_deploycheck)" \
+    --owner-url "$($PG owner-url countersign_deploycheck)"
 
 # Everything but the suites that stop and start the shared server, in parallel...
 swift test --skip-build --skip DatabaseOutage

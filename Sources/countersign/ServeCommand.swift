@@ -23,7 +23,10 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: "trace|debug|info|notice|warning|error|critical (LOG_LEVEL, default info).") var logLevel: String?
     @Option(help: "Database connections and libpq threads (DB_POOL_SIZE, default 10).") var poolSize: Int?
     @Option(help: "Largest request body in bytes (BODY_LIMIT, default 1048576).") var bodyLimit: Int?
-    @Flag(help: "Do not apply migrations at start (MIGRATE_ON_START=false).") var noMigrate = false
+    @Flag(help: "Do not apply migrations at start (MIGRATE_ON_START=false); only a privileged role can, the runtime role checks none is pending.")
+    var noMigrate = false
+    @Flag(help: "Serve even as a role that can rewrite evidence: superuser, owner (ALLOW_PRIVILEGED_DATABASE_ROLE=true; development only).")
+    var allowPrivilegedDatabaseRole = false
     @Option(help: "Folder of numbered SQL migrations (MIGRATIONS_DIR).") var migrationsDir: String?
     @Option(help: "Folder of the web console (PUBLIC_DIR, default ./public).") var publicDir: String?
     @Flag(help: "Do not serve GET /metrics (METRICS_ENABLED=false).") var noMetrics = false
@@ -44,6 +47,7 @@ struct ServeCommand: AsyncParsableCommand {
         if let poolSize { configuration.poolSize = poolSize }
         if let bodyLimit { configuration.bodyLimit = bodyLimit }
         if noMigrate { configuration.migrateOnStart = false }
+        if allowPrivilegedDatabaseRole { configuration.allowPrivilegedDatabaseRole = true }
         if let migrationsDir { configuration.migrationsDirectory = migrationsDir }
         if let publicDir { configuration.publicDirectory = publicDir }
         if generateCheckpointKey { configuration.generateCheckpointKey = true }
@@ -70,13 +74,11 @@ struct ServeCommand: AsyncParsableCommand {
         let database = PostgresClient(
             configuration: PostgresConfiguration(url: configuration.databaseURL, poolSize: configuration.poolSize),
             logger: Logger(label: "countersign.postgres"))
-        if configuration.migrateOnStart {
-            do {
-                try await MigrateCommand.migrate(database: database, directory: configuration.migrationsDirectory, logger: logger)
-            } catch {
-                await database.shutdown()
-                throw error
-            }
+        do {
+            try await ServeDatabaseGate.prepare(database: database, configuration: configuration, logger: logger)
+        } catch {
+            await database.shutdown()
+            throw error
         }
         // Monthly partitions: the current month and three ahead, now and every 24 h while serving
         // (every replica does it; the SQL function serialises them). Failures are logged, retried

@@ -8,8 +8,9 @@ import TestSupport
 
 /// Where the test PostgreSQL is: `make test` exports these; without them database tests are skipped.
 enum TestDatabase {
-    /// App-role URL of a fresh test database (`TEST_DATABASE_URL`).
-    static let url = ProcessInfo.processInfo.environment["TEST_DATABASE_URL"]
+    /// URL of a fresh test database. These tests exercise our libpq client, not the service, and
+    /// make tables of their own: the owner's URL (`TEST_DATABASE_OWNER_URL`), else `TEST_DATABASE_URL`.
+    static let url = ProcessInfo.processInfo.environment["TEST_DATABASE_OWNER_URL"] ?? ProcessInfo.processInfo.environment["TEST_DATABASE_URL"]
     /// Superuser URL of the same database (`TEST_DATABASE_ADMIN_URL`).
     static let adminURL = ProcessInfo.processInfo.environment["TEST_DATABASE_ADMIN_URL"]
     /// Script controlling the local cluster (`COUNTERSIGN_PGCTL`, i.e. scripts/pg.sh).

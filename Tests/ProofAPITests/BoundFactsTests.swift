@@ -74,15 +74,21 @@ struct BoundFactsTests {
         }
     }
 
-    @Test("a delivery's recipient, address or destination changed afterwards is named, no trigger bypass needed")
+    @Test("a delivery's recipient, address or destination changed afterwards by the owner is named, no trigger bypass needed")
     func deliveryFacts() async throws {
         for change in ["recipient_name = 'Mallory'", "address = '2 Other St'", "destination_lat = destination_lat + 1"] {
             try await APITestHarness.with { harness in
                 try await harness.application().test(.router) { client in
                     let reference = try await harness.createDelivery(client)
                     #expect(try await AuditTests.verify(client, harness)["status"] as? String == "ok")
-                    // The service's own role may update deliveries (their status moves), so no trigger stands in the way.
-                    try await harness.database.query("UPDATE deliveries SET \(unescaped: change) WHERE reference = \(reference)")
+                    // The service's runtime role may not (it updates only a delivery's status columns)...
+                    await #expect(throws: PostgresError.self) {
+                        try await harness.database.query("UPDATE deliveries SET \(unescaped: change) WHERE reference = \(reference)")
+                    }
+                    // ...but the owner may, and no trigger stands in its way: the digest in the chain does.
+                    try await PostgresClient.withClient(.forTests(url: harness.scratch.ownerURL, poolSize: 1)) { owner in
+                        try await owner.query("UPDATE deliveries SET \(unescaped: change) WHERE reference = \(reference)")
+                    }
                     let result = try await AuditTests.verify(client, harness)
                     #expect(result["status"] as? String == "broken", "\(change)")
                     #expect(result["kind"] as? String == "delivery_mismatch", "\(change)")

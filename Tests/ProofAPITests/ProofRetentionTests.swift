@@ -32,9 +32,12 @@ struct ProofRetentionTests {
                 let before = try await client.execute(uri: "/v1/deliveries/\(reference)", method: .get, headers: harness.headers(.auditor))
                 #expect((before.json["proof"] as? [String: Any])?["proof_id"] is String)
 
-                // The retention procedure, minus the archive step: detach the month, then drop it.
-                try await harness.database.query("ALTER TABLE proofs DETACH PARTITION \(unescaped: partition)")
-                try await harness.database.query("DROP TABLE \(unescaped: partition)")
+                // The retention procedure, minus the archive step: detach the month, then drop it (as the
+                // owner: the runtime role the service connects as may do neither).
+                try await PostgresClient.withClient(.forTests(url: harness.scratch.ownerURL, poolSize: 1)) { owner in
+                    try await owner.query("ALTER TABLE proofs DETACH PARTITION \(unescaped: partition)")
+                    try await owner.query("DROP TABLE \(unescaped: partition)")
+                }
 
                 let auditor = harness.headers(.auditor)
                 for path in ["", "/signature.png", "/signature.svg", "/points"] {
@@ -67,7 +70,10 @@ struct ProofRetentionTests {
                 let upload = try await client.execute(uri: "/v1/deliveries/\(fresh)/proof", method: .post,
                                                       headers: harness.headers(.courier), body: ByteBuffer(string: Samples.proofJSON()))
                 #expect(upload.status == .created)
-                #expect(try await harness.database.query("SELECT count(*) FROM proofs_default").decode(Int.self, row: 0, column: 0) == 0)
+                let defaultRows = try await PostgresClient.withClient(.forTests(url: harness.scratch.ownerURL, poolSize: 1)) { owner in
+                    try await owner.query("SELECT count(*) FROM proofs_default").decode(Int.self, row: 0, column: 0)
+                }
+                #expect(defaultRows == 0)
             }
         }
     }

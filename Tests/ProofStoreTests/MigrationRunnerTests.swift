@@ -26,7 +26,7 @@ struct MigrationRunnerTests {
 
     @Test func appliesInOrderOnceAndRecordsChecksums() async throws {
         try await withEmptyDatabase { scratch in
-            let client = scratch.client(poolSize: 1)
+            let client = scratch.ownerClient(poolSize: 1)
             let runner = MigrationRunner(client: client)
             #expect(try await runner.migrate(sample) == [1, 2, 10])
             #expect(try await runner.migrate(sample) == [])
@@ -40,8 +40,8 @@ struct MigrationRunnerTests {
 
     @Test func twoMigratorsAtOnceApplyEachMigrationOnce() async throws {
         try await withEmptyDatabase { scratch in
-            let first = scratch.client(poolSize: 1)
-            let second = scratch.client(poolSize: 1)
+            let first = scratch.ownerClient(poolSize: 1)
+            let second = scratch.ownerClient(poolSize: 1)
             async let a = MigrationRunner(client: first).migrate(sample)
             async let b = MigrationRunner(client: second).migrate(sample)
             let (appliedByA, appliedByB) = try await (a, b)
@@ -56,7 +56,7 @@ struct MigrationRunnerTests {
 
     @Test func aChangedAppliedMigrationIsRefused() async throws {
         try await withEmptyDatabase { scratch in
-            let client = scratch.client(poolSize: 1)
+            let client = scratch.ownerClient(poolSize: 1)
             let runner = MigrationRunner(client: client)
             try await runner.migrate(Array(sample.prefix(2)))
             var edited = sample
@@ -76,7 +76,7 @@ struct MigrationRunnerTests {
 
     @Test func aFailingMigrationLeavesNoTrace() async throws {
         try await withEmptyDatabase { scratch in
-            let client = scratch.client(poolSize: 1)
+            let client = scratch.ownerClient(poolSize: 1)
             let runner = MigrationRunner(client: client)
             let broken = [sample[0], Migration(version: 2, name: "0002_broken", sql: "CREATE TABLE half (id int); SELECT * FROM no_such_table;")]
             do {
@@ -98,7 +98,7 @@ struct MigrationRunnerTests {
 
     @Test func aDatabaseFromANewerReleaseIsRefused() async throws {
         try await withEmptyDatabase { scratch in
-            let client = scratch.client(poolSize: 1)
+            let client = scratch.ownerClient(poolSize: 1)
             let runner = MigrationRunner(client: client)
             try await runner.migrate(sample)
             await #expect(throws: MigrationError.unknownAppliedVersion(10, "0010_more")) {
@@ -110,7 +110,7 @@ struct MigrationRunnerTests {
 
     @Test func theShippedMigrationsApplyToARealDatabase() async throws {
         try await withEmptyDatabase { scratch in
-            let client = scratch.client(poolSize: 1)
+            let client = scratch.ownerClient(poolSize: 1)
             let shipped = try Migration.load(from: ScratchDatabase.migrationsDirectory)
             #expect(!shipped.isEmpty)
             #expect(try await MigrationRunner(client: client).migrate(shipped) == shipped.map(\.version))

@@ -42,6 +42,13 @@ struct PartitionedProofsTests {
             uploadedBy: uploadedBy, idempotencyKey: nil)
     }
 
+    /// Rows in proofs' default partition, asked as the owner: the runtime role reaches proofs only through the parent.
+    static func defaultRows(_ scratch: ScratchDatabase) async throws -> Int {
+        try await PostgresClient.withClient(.forTests(url: scratch.ownerURL, poolSize: 1)) { owner in
+            try await count("SELECT count(*) FROM proofs_default", in: owner)
+        }
+    }
+
     static func count(_ sql: String, _ parameters: [any PostgresBindable] = [], in database: PostgresClient) async throws -> Int {
         try await database.query(sql, parameters).decode(Int.self, row: 0, column: 0)
     }
@@ -143,7 +150,7 @@ struct PartitionedProofsTests {
 
     @Test("a proof lands in the partition of its received_at month; the default partition stays empty")
     func proofLandsInItsMonth() async throws {
-        try await ScratchDatabase.with(prefix: "part_month") { _, database in
+        try await ScratchDatabase.with(prefix: "part_month") { scratch, database in
             let (key, _) = try await APIKeyRepository(database: database).create(name: "c", role: .courier)
             let deliveries = DeliveryRepository(database: database), proofs = ProofRepository(database: database)
             for (index, receivedAt) in [Self.month(0, days: 1), Self.month(1), Self.month(2, days: 27, seconds: 86_399), Date()].enumerated() {
@@ -158,7 +165,7 @@ struct PartitionedProofsTests {
                 #expect(try await deliveries.find(reference: reference)?.proof?.id == proof.id)
                 #expect(try await proofs.png(reference: reference)?.bytes == proof.rendering.png)
             }
-            #expect(try await Self.count("SELECT count(*) FROM proofs_default", in: database) == 0)
+            #expect(try await Self.defaultRows(scratch) == 0)
             #expect(try await Self.count("SELECT count(*) FROM proofs", in: database) == 4)
         }
     }
@@ -241,9 +248,12 @@ struct PartitionedProofsTests {
 
     @Test("the periodic maintenance of a serving process recreates a missing month, and stops when cancelled")
     func periodicMaintenance() async throws {
-        try await ScratchDatabase.with(prefix: "part_loop") { _, database in
+        try await ScratchDatabase.with(prefix: "part_loop") { scratch, database in
             let month = Self.partition(for: Self.month(3))
-            try await database.query("DROP TABLE \(unescaped: month)")
+            // Only the owner may drop a partition; the serving process (the runtime role) recreates it.
+            try await PostgresClient.withClient(.forTests(url: scratch.ownerURL, poolSize: 1)) { owner in
+                try await owner.query("DROP TABLE \(unescaped: month)")
+            }
             let exists = "SELECT count(*) FROM pg_class WHERE relname = '\(month)'"
             let loop = Task { await PartitionMaintenance(database: database).runPeriodically(every: .milliseconds(20)) }
             var polls = 0
@@ -254,52 +264,56 @@ struct PartitionedProofsTests {
             #expect(try await Self.count(exists, in: database) == 1)
             loop.cancel()
             await loop.value  // returns: the loop ends on cancellation
-            #expect(try await Self.count("SELECT count(*) FROM proofs_default", in: database) == 0)
+            #expect(try await Self.defaultRows(scratch) == 0)
         }
     }
 
     @Test("the SQL function works for any table range-partitioned on a timestamptz, and reports a month it cannot create")
     func functionIsGeneric() async throws {
-        try await ScratchDatabase.with(prefix: "part_generic") { _, database in
-            try await database.withConnection { session in
-                try await session.executeScript("""
-                    CREATE TABLE ledger (seq bigint NOT NULL, occurred_at timestamptz NOT NULL, note text,
-                                         PRIMARY KEY (seq, occurred_at)) PARTITION BY RANGE (occurred_at);
-                    CREATE TRIGGER ledger_no_truncate BEFORE TRUNCATE ON ledger FOR EACH STATEMENT EXECUTE FUNCTION countersign_refuse_change();
-                    CREATE TRIGGER ledger_immutable BEFORE UPDATE OR DELETE ON ledger FOR EACH ROW EXECUTE FUNCTION countersign_refuse_change();
-                    CREATE TABLE ledger_default PARTITION OF ledger DEFAULT;
-                    CREATE TABLE by_number (n int NOT NULL) PARTITION BY RANGE (n);
-                    """)
-            }
-            // A row for two months ahead already sits in the default partition: that month cannot be created.
-            try await database.query("INSERT INTO ledger VALUES (1, $1, 'early')", [Self.month(2, days: 3)])
-            let rows = try await database.query("""
-                SELECT partition_name, error FROM countersign_ensure_monthly_partitions('ledger', 3, $1)
-                """, [Self.month(-2, days: 9)]).rows
-            let outcomes = try rows.map { (try $0.decode(String.self, 0), try $0.decode(String?.self, 1)) }
-            #expect(outcomes.map(\.0) == (-2...3).map { Self.partition("ledger", for: Self.month($0)) })
-            for (name, error) in outcomes {
-                if name == Self.partition("ledger", for: Self.month(2)) {
-                    #expect(error?.contains("default partition") == true, "\(error ?? "no error")")
-                } else {
-                    #expect(error == nil, "\(name): \(error ?? "")")
+        // The owner's function on tables of the test's own: the owner makes them and calls it (the
+        // runtime role may do neither).
+        try await ScratchDatabase.with(prefix: "part_generic") { scratch, _ in
+            try await PostgresClient.withClient(.forTests(url: scratch.ownerURL, poolSize: 2)) { database in
+                try await database.withConnection { session in
+                    try await session.executeScript("""
+                        CREATE TABLE ledger (seq bigint NOT NULL, occurred_at timestamptz NOT NULL, note text,
+                                             PRIMARY KEY (seq, occurred_at)) PARTITION BY RANGE (occurred_at);
+                        CREATE TRIGGER ledger_no_truncate BEFORE TRUNCATE ON ledger FOR EACH STATEMENT EXECUTE FUNCTION countersign_refuse_change();
+                        CREATE TRIGGER ledger_immutable BEFORE UPDATE OR DELETE ON ledger FOR EACH ROW EXECUTE FUNCTION countersign_refuse_change();
+                        CREATE TABLE ledger_default PARTITION OF ledger DEFAULT;
+                        CREATE TABLE by_number (n int NOT NULL) PARTITION BY RANGE (n);
+                        """)
                 }
+                // A row for two months ahead already sits in the default partition: that month cannot be created.
+                try await database.query("INSERT INTO ledger VALUES (1, $1, 'early')", [Self.month(2, days: 3)])
+                let rows = try await database.query("""
+                    SELECT partition_name, error FROM countersign_ensure_monthly_partitions('ledger', 3, $1)
+                    """, [Self.month(-2, days: 9)]).rows
+                let outcomes = try rows.map { (try $0.decode(String.self, 0), try $0.decode(String?.self, 1)) }
+                #expect(outcomes.map(\.0) == (-2...3).map { Self.partition("ledger", for: Self.month($0)) })
+                for (name, error) in outcomes {
+                    if name == Self.partition("ledger", for: Self.month(2)) {
+                        #expect(error?.contains("default partition") == true, "\(error ?? "no error")")
+                    } else {
+                        #expect(error == nil, "\(name): \(error ?? "")")
+                    }
+                }
+                let made = try await Self.partitions(of: "ledger", in: database)
+                #expect(!made.contains(Self.partition("ledger", for: Self.month(2))))
+                #expect(made.count == 6)  // five months + default
+                // Row triggers are inherited, the TRUNCATE trigger was copied.
+                let current = Self.partition("ledger", for: Date())
+                try await database.query("INSERT INTO ledger VALUES (2, now(), 'now')")
+                #expect(try await Self.count("SELECT count(*) FROM \(current)", in: database) == 1)
+                await #expect(throws: PostgresError.self) { try await database.query("TRUNCATE \(unescaped: current)") }
+                await #expect(throws: PostgresError.self) { try await database.query("DELETE FROM \(unescaped: current)") }
+                // Not a timestamptz range key.
+                await #expect(throws: PostgresError.self) {
+                    try await database.query("SELECT * FROM countersign_ensure_monthly_partitions('by_number', 1)")
+                }
+                // maintenance only looks at proofs and audit_events: ledger is not touched by it.
+                #expect(try await PartitionMaintenance(database: database).partitionedTables().allSatisfy { ["proofs", "audit_events"].contains($0) })
             }
-            let made = try await Self.partitions(of: "ledger", in: database)
-            #expect(!made.contains(Self.partition("ledger", for: Self.month(2))))
-            #expect(made.count == 6)  // five months + default
-            // Row triggers are inherited, the TRUNCATE trigger was copied.
-            let current = Self.partition("ledger", for: Date())
-            try await database.query("INSERT INTO ledger VALUES (2, now(), 'now')")
-            #expect(try await Self.count("SELECT count(*) FROM \(current)", in: database) == 1)
-            await #expect(throws: PostgresError.self) { try await database.query("TRUNCATE \(unescaped: current)") }
-            await #expect(throws: PostgresError.self) { try await database.query("DELETE FROM \(unescaped: current)") }
-            // Not a timestamptz range key.
-            await #expect(throws: PostgresError.self) {
-                try await database.query("SELECT * FROM countersign_ensure_monthly_partitions('by_number', 1)")
-            }
-            // maintenance only looks at proofs and audit_events: ledger is not touched by it.
-            #expect(try await PartitionMaintenance(database: database).partitionedTables().allSatisfy { ["proofs", "audit_events"].contains($0) })
         }
     }
 }

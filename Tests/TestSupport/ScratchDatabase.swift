@@ -5,17 +5,23 @@ import ProofStore
 /// A throwaway PostgreSQL database for one test or suite, created on the server `make test` started.
 ///
 /// Tests run in parallel; each scratch database isolates its test's rows and schema. It is
-/// migrated with the repository's `migrations/` unless asked not to, and dropped by `drop()`.
+/// created and migrated by the owner role with the repository's `migrations/` unless asked not
+/// to, its runtime role granted what `countersign migrate` grants, and dropped by `drop()`. The
+/// service under test connects as the runtime role (`url`), as in production.
 public struct ScratchDatabase: Sendable {
-    /// App-role URL of the scratch database.
+    /// Runtime-role URL of the scratch database: what the service connects as.
     public let url: String
+    /// Owner-role URL of the scratch database: migrations, and set-up that needs DDL.
+    public let ownerURL: String
     /// Superuser URL of the scratch database.
     public let adminURL: String?
     /// Its name.
     public let name: String
 
-    /// `TEST_DATABASE_URL`: app-role URL of the test database made by `make test`.
+    /// `TEST_DATABASE_URL`: runtime-role URL of the test database made by `make test`.
     public static let baseURL = ProcessInfo.processInfo.environment["TEST_DATABASE_URL"]
+    /// `TEST_DATABASE_OWNER_URL`: owner-role URL of the same database (without it, `baseURL`).
+    public static let baseOwnerURL = ProcessInfo.processInfo.environment["TEST_DATABASE_OWNER_URL"] ?? baseURL
     /// `TEST_DATABASE_ADMIN_URL`: superuser URL of the same server.
     public static let baseAdminURL = ProcessInfo.processInfo.environment["TEST_DATABASE_ADMIN_URL"]
     /// True when a test server is configured.
@@ -30,24 +36,40 @@ public struct ScratchDatabase: Sendable {
 
     /// Creates and (by default) migrates a new database named `prefix_<random>`.
     public static func create(prefix: String = "scratch", migrate: Bool = true) async throws -> ScratchDatabase {
-        guard let baseURL else { throw PostgresError(.invalidConfiguration, message: unavailableReason) }
+        guard let baseURL, let baseOwnerURL else { throw PostgresError(.invalidConfiguration, message: unavailableReason) }
         let name = "\(prefix)_\(UInt64.random(in: 0...UInt64.max) % 1_000_000_000_000)".lowercased()
-        try await PostgresClient.withClient(.forTests(url: replacingDatabase(in: baseURL, with: "postgres"), poolSize: 1)) { maintenance in
+        try await PostgresClient.withClient(.forTests(url: replacingDatabase(in: baseOwnerURL, with: "postgres"), poolSize: 1)) { maintenance in
             try await maintenance.query("CREATE DATABASE \(unescaped: name)")
         }
-        let scratch = ScratchDatabase(url: replacingDatabase(in: baseURL, with: name),
+        let scratch = ScratchDatabase(url: replacingDatabase(in: baseURL, with: name), ownerURL: replacingDatabase(in: baseOwnerURL, with: name),
                                       adminURL: baseAdminURL.map { replacingDatabase(in: $0, with: name) }, name: name)
         if migrate {
-            try await PostgresClient.withClient(.forTests(url: scratch.url, poolSize: 1)) { client in
+            try await PostgresClient.withClient(.forTests(url: scratch.ownerURL, poolSize: 1)) { client in
                 try await MigrationRunner(client: client).migrate(try Migration.load(from: migrationsDirectory))
+                try await scratch.grantRuntimeRole(client)
             }
         }
         return scratch
     }
 
-    /// A new client on the scratch database (the caller shuts it down).
+    /// The runtime role's name: the user of `url`.
+    public var runtimeRole: String { URLComponents(string: url)?.user ?? RuntimeRole.defaultName }
+
+    /// Grants the runtime role what `countersign migrate` grants, through `owner` (a client of the
+    /// owner). Nothing when the runtime role is the owner (a `TEST_DATABASE_URL` of one role).
+    public func grantRuntimeRole(_ owner: PostgresClient) async throws {
+        guard url != ownerURL else { return }
+        try await RuntimeRole(name: runtimeRole).apply(on: owner)
+    }
+
+    /// A new client on the scratch database as the runtime role (the caller shuts it down).
     public func client(poolSize: Int = 4) -> PostgresClient {
         PostgresClient(configuration: .forTests(url: url, poolSize: poolSize))
+    }
+
+    /// A new client on the scratch database as the owner (the caller shuts it down).
+    public func ownerClient(poolSize: Int = 4) -> PostgresClient {
+        PostgresClient(configuration: .forTests(url: ownerURL, poolSize: poolSize))
     }
 
     /// Runs `body` with a one-connection superuser client on this database (tampering, or a migration from another
@@ -61,8 +83,8 @@ public struct ScratchDatabase: Sendable {
 
     /// Drops the database, disconnecting anyone still on it.
     public func drop() async {
-        guard let baseURL = Self.baseURL else { return }
-        let maintenance = PostgresClient(configuration: .forTests(url: Self.replacingDatabase(in: baseURL, with: "postgres"), poolSize: 1))
+        guard let baseOwnerURL = Self.baseOwnerURL else { return }
+        let maintenance = PostgresClient(configuration: .forTests(url: Self.replacingDatabase(in: baseOwnerURL, with: "postgres"), poolSize: 1))
         _ = try? await maintenance.query("DROP DATABASE IF EXISTS \(unescaped: name) WITH (FORCE)")
         await maintenance.shutdown()
     }
@@ -75,12 +97,12 @@ public struct ScratchDatabase: Sendable {
     }
 
     /// Runs `body` with a fresh database migrated only through `version` (for migration tests:
-    /// write rows the way older versions did, then apply the rest) and a client on it; `body` also
-    /// gets every migration. Drops both afterwards.
+    /// write rows the way older versions did, then apply the rest) and an owner client on it (the
+    /// one that migrates; no runtime role grants); `body` also gets every migration. Drops both afterwards.
     public static func with<T: Sendable>(prefix: String, poolSize: Int = 2, migratedThrough version: Int,
                                          _ body: (ScratchDatabase, PostgresClient, [Migration]) async throws -> T) async throws -> T {
         let scratch = try await create(prefix: prefix, migrate: false)
-        return try await scratch.using(poolSize: poolSize) { client in
+        return try await scratch.using(poolSize: poolSize, asOwner: true) { client in
             let migrations = try Migration.load(from: migrationsDirectory)
             _ = try await MigrationRunner(client: client).migrate(migrations.filter { $0.version <= version })
             return try await body(scratch, client, migrations)
@@ -89,8 +111,8 @@ public struct ScratchDatabase: Sendable {
 
     /// Runs `body` with a client on this database, then shuts the client down and drops the
     /// database, whether `body` returned or threw.
-    private func using<T: Sendable>(poolSize: Int, _ body: (PostgresClient) async throws -> T) async throws -> T {
-        let client = client(poolSize: poolSize)
+    private func using<T: Sendable>(poolSize: Int, asOwner: Bool = false, _ body: (PostgresClient) async throws -> T) async throws -> T {
+        let client = asOwner ? ownerClient(poolSize: poolSize) : client(poolSize: poolSize)
         do {
             let value = try await body(client)
             await client.shutdown()

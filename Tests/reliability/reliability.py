@@ -106,8 +106,9 @@ def request(port, method, path, body=None, headers=None, timeout=30):
         connection.close()
 
 
-def migrate(binary, database_url):
-    subprocess.run([binary, "migrate"], env=dict(os.environ, DATABASE_URL=database_url), capture_output=True, check=True)
+def migrate(binary, owner_url):
+    """`countersign migrate` as the owner; the server then runs as the runtime role of --database-url."""
+    subprocess.run([binary, "migrate"], env=dict(os.environ, MIGRATION_DATABASE_URL=owner_url), capture_output=True, check=True)
 
 
 def create_key(binary, database_url, role):
@@ -621,6 +622,7 @@ def main():
         s = sub.add_parser(name)
         s.add_argument("--binary", required=True)
         s.add_argument("--database-url", required=True)
+        s.add_argument("--owner-url", default=None, help="the owner's URL for `migrate` (default: --database-url)")
         s.add_argument("--admin-url", required=True)
         s.add_argument("--port", type=int, required=True)
         s.add_argument("--server-log", default="/dev/null")
@@ -648,7 +650,7 @@ def main():
             s.add_argument("--idle-connections", type=int, default=200)
             s.add_argument("--skip-slow", action="store_true", help="leave out the slow-client cases (short form)")
     args = p.parse_args()
-    migrate(args.binary, args.database_url)
+    migrate(args.binary, args.owner_url or args.database_url)
     handler = {"pg-restart": pg_restart, "kill9": kill9, "soak": soak, "live": live}[args.command]
     try:
         code = handler(args)

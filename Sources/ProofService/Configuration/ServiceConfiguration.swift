@@ -19,8 +19,14 @@ public struct ServiceConfiguration: Sendable {
     public var poolSize: Int
     /// Largest accepted request body in bytes (`BODY_LIMIT`, default 1 MiB).
     public var bodyLimit: Int
-    /// Apply pending migrations before serving (`MIGRATE_ON_START`, default true).
+    /// Apply pending migrations before serving (`MIGRATE_ON_START`, default true). Only a
+    /// privileged role can (see `allowPrivilegedDatabaseRole`); the runtime role cannot, and serve
+    /// refuses to start while a migration is pending, naming `countersign migrate`.
     public var migrateOnStart: Bool
+    /// Serve even when the database role could rewrite evidence: a superuser, an owner of the
+    /// tables, table-wide UPDATE/DELETE/TRUNCATE (`ALLOW_PRIVILEGED_DATABASE_ROLE`, default false:
+    /// development only). Off, serve refuses such a role with one line naming the fix.
+    public var allowPrivilegedDatabaseRole = false
     /// Folder of numbered SQL migrations (`MIGRATIONS_DIR`).
     public var migrationsDirectory: String?
     /// Folder of the web console (`PUBLIC_DIR`, default ./public).
@@ -47,8 +53,8 @@ public struct ServiceConfiguration: Sendable {
     /// The `/v1` API's tunables (`GEOFENCE_RADIUS_M`, `AUTH_CACHE_SECONDS`, `RATE_LIMIT_*`, `PNG_CACHE_MB`).
     public var policy = APIPolicy()
 
-    /// The default local development database made by `make run`.
-    public static let defaultDatabaseURL = "postgres://countersign@127.0.0.1:5544/countersign"
+    /// The default local development database made by `make run`, as its runtime role.
+    public static let defaultDatabaseURL = "postgres://countersign_app@127.0.0.1:5544/countersign"
 
     /// Creates a configuration.
     public init(host: String = "127.0.0.1", port: Int = 8080, databaseURL: String = ServiceConfiguration.defaultDatabaseURL,
@@ -106,6 +112,7 @@ public struct ServiceConfiguration: Sendable {
         if let size = try integer("DB_POOL_SIZE", in: 1...500) { configuration.poolSize = size }
         if let limit = try integer("BODY_LIMIT", in: 1024...(256 << 20)) { configuration.bodyLimit = limit }
         if let migrate = try boolean("MIGRATE_ON_START") { configuration.migrateOnStart = migrate }
+        if let allow = try boolean("ALLOW_PRIVILEGED_DATABASE_ROLE") { configuration.allowPrivilegedDatabaseRole = allow }
         if let directory = value("MIGRATIONS_DIR") { configuration.migrationsDirectory = directory }
         if let directory = value("PUBLIC_DIR") { configuration.publicDirectory = directory }
         if let directory = value("DATA_DIR") { configuration.dataDirectory = directory }

@@ -76,7 +76,7 @@ public struct IdempotencyRepository: Sendable {
 
     /// Releases an `in_flight` claim after the request failed, so a retry runs afresh.
     public func release(apiKeyID: UUID, key: String) async throws {
-        try await database.query(
-            "DELETE FROM idempotency_records WHERE api_key_id = \(apiKeyID) AND idempotency_key = \(key) AND state = 'in_flight'")
+        // The runtime role has no DELETE: the SECURITY DEFINER function (0012) removes in-flight claims only.
+        try await database.query("SELECT countersign_release_idempotency(\(apiKeyID), \(key)::text)")
     }
 }

@@ -55,12 +55,12 @@ public struct APIKeyRepository: Sendable {
     @discardableResult
     public func revoke(id: UUID, origin: AuditOrigin = .cli) async throws -> Bool {
         try await database.withTransaction(retryingStalePlans: true) { session in
-            // now() is the transaction's start time, so `revoked_at = now()` means "revoked by this statement".
-            let result = try await session.query("""
-                UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = \(id) RETURNING revoked_at = now() AS revoked_now
-                """)
-            guard let row = result.first else { return false }
-            if try row.decode(Bool.self, "revoked_now") {
+            // The runtime role has no UPDATE on api_keys: the SECURITY DEFINER function (0012) can
+            // only set revoked_at once. NULL: no such key; true: revoked by this transaction (now()).
+            let revokedNow = try await session.query("SELECT countersign_revoke_api_key(\(id)) AS revoked_now")
+                .decode(Bool?.self, row: 0, column: "revoked_now")
+            guard let revokedNow else { return false }
+            if revokedNow {
                 try await AuditLog.append(.keyRevoked, subject: "key:\(id.uuidString.lowercased())", origin: origin, in: session)
             }
             return true

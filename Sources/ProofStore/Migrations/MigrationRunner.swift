@@ -41,15 +41,33 @@ public struct MigrationRunner: Sendable {
         try await client.withConnection { session in try await appliedVersions(session) }
     }
 
+    /// The versions of `migrations` not applied yet, asked without taking the migration lock or
+    /// writing anything: what `serve`, connected as the runtime role (no DDL), may ask.
+    public func pending(_ migrations: [Migration]) async throws -> [Int] {
+        try await client.withConnection { session in
+            guard try await hasMigrationTable(session) else { return migrations.map(\.version) }
+            let applied = try await session.query("SELECT version FROM schema_migrations").rows.map { try $0.decode(Int.self, "version") }
+            return migrations.map(\.version).filter { !Set(applied).contains($0) }
+        }
+    }
+
+    private func hasMigrationTable(_ session: PostgresSession) async throws -> Bool {
+        try await session.query("SELECT to_regclass('schema_migrations') IS NOT NULL AS present").decode(Bool.self, row: 0, column: "present")
+    }
+
     private func appliedVersions(_ session: PostgresSession) async throws -> [Int: String] {
-        try await session.execute("""
-            CREATE TABLE IF NOT EXISTS schema_migrations (
-                version    bigint PRIMARY KEY,
-                name       text NOT NULL,
-                checksum   text NOT NULL,
-                applied_at timestamptz NOT NULL DEFAULT now()
-            )
-            """)
+        // Created only when missing: CREATE TABLE IF NOT EXISTS would still need CREATE on the
+        // schema, which only the owner has.
+        if try await !hasMigrationTable(session) {
+            try await session.execute("""
+                CREATE TABLE IF NOT EXISTS schema_migrations (
+                    version    bigint PRIMARY KEY,
+                    name       text NOT NULL,
+                    checksum   text NOT NULL,
+                    applied_at timestamptz NOT NULL DEFAULT now()
+                )
+                """)
+        }
         let rows = try await session.query("SELECT version, checksum FROM schema_migrations").rows
         var applied: [Int: String] = [:]
         for row in rows {

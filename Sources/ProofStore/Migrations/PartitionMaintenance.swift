@@ -7,7 +7,8 @@ import Postgres
 /// `proofs` (migration 0008) and, once converted, `audit_events` are partitioned by month; a row
 /// whose month has no partition lands in the table's `_default` partition, which must stay empty
 /// (it cannot be detached and dropped with its month, and it blocks creating that month's
-/// partition later). This calls `countersign_ensure_monthly_partitions` (migration 0008) for every
+/// partition later). This calls `countersign_maintain_partitions` (migration 0012: the runtime
+/// role's narrow, SECURITY DEFINER door to `countersign_ensure_monthly_partitions` of 0008) for every
 /// table of ``tables`` that is partitioned in the database — looked up in `pg_partitioned_table`,
 /// so it works before and after a table is converted — creating the current month and the next
 /// ``monthsAhead`` months when missing. `countersign migrate` runs it once, `countersign serve` at
@@ -66,7 +67,7 @@ public struct PartitionMaintenance: Sendable {
         for table in try await partitionedTables() {
             let rows = try await database.query("""
                 SELECT partition_name, range_start, range_end, error
-                FROM countersign_ensure_monthly_partitions(\(table)::regclass, \(monthsAhead)::int)
+                FROM countersign_maintain_partitions(\(table)::text, \(monthsAhead)::int)
                 """).rows
             for row in rows {
                 let (partition, rangeStart, rangeEnd, error) = try row.decode((String, Date, Date, String?).self)

@@ -1,0 +1,49 @@
+/// The runtime role's privileges, object by object: the one list `countersign migrate` grants
+/// from after every migration (``RuntimeRole/apply(on:)``), and the tests check against the
+/// database (every object of `public` decided, nothing more granted).
+///
+/// A migration that adds a table, sequence or function adds its line here. The runtime role never
+/// owns anything, never has DELETE or TRUNCATE, and has UPDATE only on the columns named below,
+/// whose changes the tables' triggers restrict (a delivery only goes from pending to delivered, a
+/// chain head only forward). Every other change is a SECURITY DEFINER function (migration 0012).
+public enum RuntimeRolePrivileges {
+    /// The tables whose rows are evidence: `serve` refuses a role that owns one of them or holds
+    /// table-wide UPDATE, DELETE, TRUNCATE or TRIGGER on it (``DatabaseRoleCheck``).
+    public static let evidenceTables = ["proofs", "audit_events", "audit_checkpoints", "audit_chains", "deliveries", "api_keys"]
+
+    /// Every table, sequence and function of schema `public` (partitions follow their parent:
+    /// rows are reached through it) with what the runtime role may do with it.
+    public static let decisions: [PrivilegeDecision] = [
+        // Tables.
+        .table("schema_migrations", "SELECT", why: "serve checks that no migration is pending"),
+        .table("service_info", "SELECT", why: "the instance id of /readyz"),
+        .table("api_keys", "SELECT", "INSERT", why: "authentication; `keys create` (revoking: countersign_revoke_api_key)"),
+        .table("deliveries", "SELECT", "INSERT", "UPDATE (status, delivered_at, updated_at)",
+               why: "creating deliveries; an upload marks its delivery delivered (the deliveries_guard trigger forbids going back)"),
+        .table("proofs", "SELECT", "INSERT", why: "uploads, reads and exports; proofs never change"),
+        .table("idempotency_records", "SELECT", "INSERT",
+               "UPDATE (request_sha256, created_at, owner, state, completed_at, response_status, response_type, response_location, response_body)",
+               why: "claiming a key (INSERT … ON CONFLICT DO UPDATE of a stale claim), completing it with the stored answer; releasing: countersign_release_idempotency"),
+        .table("audit_events", "SELECT", "INSERT", why: "appending and verifying the audit chain; events never change"),
+        .table("audit_chains", "SELECT", "UPDATE (head_seq, head_hash)",
+               why: "each append locks its chain's head and moves it (the audit_chains_forward trigger: forward only)"),
+        .table("audit_checkpoints", "SELECT", "INSERT", why: "signed checkpoints; they never change"),
+        // Sequences (identity columns need no grant: INSERT on the table draws from them).
+        .sequence("audit_events_seq", why: "audit event numbers, drawn under the chain's lock"),
+        .ownerOnly(.sequence, "deliveries_seq_seq", why: "identity of deliveries.seq: INSERT draws from it"),
+        .ownerOnly(.sequence, "audit_checkpoints_id_seq", why: "identity of audit_checkpoints.id: INSERT draws from it"),
+        // Functions the runtime role calls (SECURITY DEFINER, migration 0012).
+        .function("countersign_revoke_api_key(uuid)", why: "`keys revoke`"),
+        .function("countersign_release_idempotency(uuid,text)", why: "a failed request releases its in-flight claim"),
+        .function("countersign_maintain_partitions(text,integer)", why: "serving replicas create next months' partitions daily"),
+        // Functions only the owner's objects use: triggers fire whoever writes, and the general
+        // partition function may create partitions of any table for any month.
+        .ownerOnly(.function, "countersign_refuse_change()", why: "trigger: append-only tables"),
+        .ownerOnly(.function, "countersign_guard_delivery()", why: "trigger: a delivered delivery stays delivered"),
+        .ownerOnly(.function, "countersign_audit_chain_advance()", why: "trigger: chain heads only move forward"),
+        .ownerOnly(.function, "countersign_notify_api_keys_changed()", why: "trigger: key changes empty the servers' key caches"),
+        .ownerOnly(.function, "countersign_audit_lock_chains(smallint[],integer[])", why: "not called: the append locks its chains inline"),
+        .ownerOnly(.function, "countersign_ensure_monthly_partitions(regclass,integer,timestamp with time zone,timestamp with time zone)",
+                   why: "migrate runs it as the owner; serving goes through countersign_maintain_partitions"),
+    ]
+}

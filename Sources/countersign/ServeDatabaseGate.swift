@@ -1,0 +1,50 @@
+import Foundation
+import Logging
+import Postgres
+import ProofService
+import ProofStore
+
+/// What `serve` settles with the database before it serves: the role it connected as must not be
+/// able to change evidence, and the schema must be this build's.
+enum ServeDatabaseGate {
+    /// Why serve does not start; ArgumentParser prints it as the one line of the refusal.
+    struct Refusal: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// Refuses a privileged role (unless `allowPrivilegedDatabaseRole`), then, under
+    /// `migrateOnStart`, migrates when the role may (a privileged one, allowed) or refuses while a
+    /// migration is pending (the runtime role may not run DDL: `countersign migrate` does, as the owner).
+    static func prepare(database: PostgresClient, configuration: ServiceConfiguration, logger: Logger) async throws {
+        let check = try await patiently(logger) { try await DatabaseRoleCheck.run(on: database) }
+        if check.isPrivileged {
+            guard configuration.allowPrivilegedDatabaseRole else { throw Refusal(description: check.refusal) }
+            logger.warning("serving as a database role that can rewrite evidence (ALLOW_PRIVILEGED_DATABASE_ROLE: development only)",
+                           metadata: ["role": "\(check.role)", "problems": "\(check.problems.joined(separator: "; "))"])
+        }
+        guard configuration.migrateOnStart else { return }
+        if check.isPrivileged {
+            try await MigrateCommand.migrate(database: database, directory: configuration.migrationsDirectory, logger: logger)
+            return
+        }
+        let folder = configuration.migrationsDirectory.map { URL(fileURLWithPath: $0) } ?? Migration.defaultDirectory()
+        let pending = try await MigrationRunner(client: database, logger: logger).pending(try Migration.load(from: folder))
+        guard pending.isEmpty else {
+            throw Refusal(description: "the database lacks migration \(pending.map(String.init).joined(separator: ", ")) of this build: "
+                + "run `countersign migrate` as the owner (MIGRATION_DATABASE_URL) first; role \(check.role) may not change the schema")
+        }
+    }
+
+    /// `body`, retried for up to `patience` while the database is starting (as migrations are).
+    private static func patiently<T>(_ logger: Logger, patience: Duration = .seconds(30), _ body: () async throws -> T) async throws -> T {
+        let deadline = ContinuousClock.now + patience
+        while true {
+            do {
+                return try await body()
+            } catch let error as PostgresError where error.isTransient && ContinuousClock.now < deadline {
+                logger.warning("database not reachable yet; retrying", metadata: ["error": "\(error)"])
+                try await Task.sleep(for: .seconds(1))
+            }
+        }
+    }
+}
