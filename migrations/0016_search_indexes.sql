@@ -24,7 +24,11 @@
 --   prefix every reference shares: 93 ms for "REF-0099" at a million deliveries).
 -- - Flags (`flag`) use a GIN index over `proofs.flags`, only for proofs that carry a flag (most
 --   carry none, so the index stays small and inserts without flags do not touch it).
-CREATE EXTENSION IF NOT EXISTS pg_trgm;
+-- The extension's functions live in a schema of their own, not in public, whose every object has a
+-- privilege decision for the runtime role (RuntimeRolePrivileges); index support functions need no
+-- EXECUTE grant, so the runtime role's ILIKE uses the indexes without any.
+CREATE SCHEMA IF NOT EXISTS extensions;
+CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA extensions;
 
 ALTER TABLE deliveries
     ADD COLUMN destination point GENERATED ALWAYS AS (point(destination_lon, destination_lat)) STORED;
@@ -32,7 +36,7 @@ CREATE INDEX deliveries_destination_point ON deliveries USING gist (destination)
     WHERE destination IS NOT NULL;
 DROP INDEX deliveries_destination;
 
-CREATE INDEX deliveries_text_trgm ON deliveries USING gin (recipient_name gin_trgm_ops, address gin_trgm_ops);
+CREATE INDEX deliveries_text_trgm ON deliveries USING gin (recipient_name extensions.gin_trgm_ops, address extensions.gin_trgm_ops);
 CREATE INDEX deliveries_reference_folded ON deliveries ((lower(reference) COLLATE "C"));
-CREATE INDEX proofs_signer_name_trgm ON proofs USING gin (signer_name gin_trgm_ops);
+CREATE INDEX proofs_signer_name_trgm ON proofs USING gin (signer_name extensions.gin_trgm_ops);
 CREATE INDEX proofs_flags ON proofs USING gin (flags) WHERE cardinality(flags) > 0;
