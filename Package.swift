@@ -12,6 +12,8 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "countersign", targets: ["countersign"]),
+        // The courier apps' SDK: capture, upload, the offline queue (docs/courier-guide.md).
+        .library(name: "CountersignClient", targets: ["CountersignClient"]),
     ],
     dependencies: [
         // ConfigurationSupport (swift-configuration) is not used: leaving it out shortens cold builds.
@@ -147,7 +149,21 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: Courier SDK (Foundation + SignatureKit + zlib only; never a server module)
+        .target(name: "CountersignClient", dependencies: ["SignatureKit", "CZlib"], swiftSettings: strict),
+        .executableTarget(
+            name: "courier-cli",
+            dependencies: [
+                "CountersignClient", "SignatureKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/courier-cli",
+            swiftSettings: strict
+        ),
+
         // MARK: Tests
+        // Runs the built `countersign` binary as a live server for the SDK's end-to-end tests.
+        .testTarget(name: "CountersignClientTests", dependencies: ["CountersignClient", "SignatureKit", "InkTestSupport", "TestSupport", "CZlib"], swiftSettings: strict),
         .testTarget(name: "CryptographyTests", dependencies: ["Cryptography"], swiftSettings: strict),
         .target(name: "InkTestSupport", dependencies: ["SignatureKit"], path: "Tests/InkTestSupport", swiftSettings: strict),
         .target(name: "PNGTestSupport", dependencies: ["PNG", "PNGShim"], path: "Tests/PNGTestSupport", swiftSettings: strict),

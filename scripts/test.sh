@@ -62,6 +62,10 @@ swift test --skip-build --no-parallel --filter DatabaseOutage
 # fresh database and a free port (screenshots in test-output/browser/).
 scripts/browser-test.sh .build/debug/countersign
 
+# The courier SDK end to end: courier-cli queues proofs while the server is down, is killed with
+# SIGKILL mid-queue, and every proof is stored exactly once (its own database and a free port).
+scripts/courier-e2e.sh .build/debug/countersign .build/debug/courier-cli
+
 # Reliability, short form, on its own PostgreSQL cluster (a free port): each fuzz target for a few
 # seconds, contract fuzzing per role, a PostgreSQL restart under load, live socket checks
 # (`make reliability` is the long form; figures in docs/reliability.md).

@@ -1,0 +1,103 @@
+import CZlib
+import CountersignClient
+import Foundation
+import InkTestSupport
+import SignatureKit
+import Testing
+
+@Suite("Capture: InkRecorder, the body, gzip")
+struct CaptureTests {
+    @Test("the live outline, built point by point, is the outline the server renders from the stored ink")
+    func previewIsTheProof() throws {
+        let source = syntheticDocument(strokes: 4, perStroke: 50, pressure: true)
+        var recorder = InkRecorder(canvas: source.canvas)
+        var previews = 0
+        for stroke in source.strokes {
+            recorder.beginStroke()
+            for p in stroke.points {
+                recorder.add(x: p.x, y: p.y, t: p.t, pressure: p.pressure)
+                if !recorder.outline.isEmpty { previews += 1 }
+            }
+            recorder.endStroke()
+        }
+        #expect(previews == source.pointCount)
+        #expect(recorder.outline == SignatureReconstructor.outline(for: recorder.document))
+        let ink = try recorder.finish()
+        #expect(ink.json == InkSerializer.serialize(try InkParser().parse(ink.json, format: .ink)))
+        #expect(ink.document.strokes.count == 4)
+    }
+
+    @Test("blank and implausible ink is refused before upload with the server's codes", arguments: [
+        ([(10.0, 10.0, 0.0)], InkError.Code.blankSignature),
+        ((0..<20).map { (100.0 + Double($0) * 0.1, 100.0, Double($0) * 8) }, .blankSignature),
+        ((0..<20).map { (100.0 + Double($0) * 30, 100.0, Double($0) * 8) }, .outOfCanvas),
+        ((0..<20).map { (100.0 + Double($0) * 10, 100.0, 1000 - Double($0) * 80) }, .timeBackwards),
+    ])
+    func refusedEarly(points: [(Double, Double, Double)], code: InkError.Code) {
+        var recorder = InkRecorder(canvas: CanvasSize(width: 600, height: 200))
+        recorder.beginStroke()
+        for (x, y, t) in points { recorder.add(x: x, y: y, t: t) }
+        #expect(throws: InkError.self) { try recorder.validate() }
+        do {
+            _ = try recorder.finish()
+            Issue.record("accepted")
+        } catch {
+            #expect(error.code == code)
+        }
+    }
+
+    @Test("the body is the envelope plus the canonical ink member, byte for byte")
+    func body() throws {
+        let submission = try Samples.submission()
+        let body = try submission.jsonBody()
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
+        #expect(Set(object.keys) == ["signer", "captured_at", "location", "device", "ink"])
+        #expect((object["signer"] as? [String: Any])?["name"] as? String == "Ada Lovelace")
+        #expect((object["location"] as? [String: Any])?["accuracy_m"] as? Double == 8)
+        let text = String(decoding: body, as: UTF8.self)
+        #expect(text.hasSuffix(#","ink":"# + String(decoding: submission.ink.json, as: UTF8.self) + "}"))
+    }
+
+    @Test("imported formats become the same canonical ink; an unparseable file is an InkError")
+    func importing() throws {
+        let ink = try Samples.ink()
+        #expect(try CapturedInk(importing: ink.json) == ink)
+        var pad = "["
+        pad += ink.document.strokes.map { stroke in
+            "[" + stroke.points.map { #"{"x":\#($0.x),"y":\#($0.y),"time":\#(1_700_000_000_000 + $0.t)}"# }.joined(separator: ",") + "]"
+        }.joined(separator: ",") + "]"
+        let fromPad = try CapturedInk(importing: Array(pad.utf8), format: .signaturePad(canvas: CanvasSize(width: 600, height: 200)))
+        #expect(fromPad.document.pointCount == ink.document.pointCount)
+        #expect(throws: InkError.self) { try CapturedInk(importing: Array("<!DOCTYPE x><ink/>".utf8)) }
+    }
+
+    @Test("gzip: zlib inflates it back, and the same input gives the same bytes (retries must match the key's fingerprint)")
+    func gzip() throws {
+        let json = try Samples.submission().jsonBody()
+        let compressed = try Gzip.compress(json)
+        #expect(compressed.count < json.count / 2)
+        #expect(Array(compressed.prefix(2)) == [0x1F, 0x8B])
+        #expect(try Gzip.compress(json) == compressed)
+        #expect(try inflate(compressed) == json)
+        #expect(try inflate(try Gzip.compress([])) == [])
+    }
+
+    func inflate(_ bytes: [UInt8]) throws -> [UInt8] {
+        var stream = z_stream()
+        try #require(inflateInit2_(&stream, 15 + 16, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK)
+        defer { inflateEnd(&stream) }
+        var input = bytes
+        var output = [UInt8](repeating: 0, count: 1 << 20)
+        let result = input.withUnsafeMutableBufferPointer { source in
+            output.withUnsafeMutableBufferPointer { destination in
+                stream.next_in = source.baseAddress
+                stream.avail_in = uInt(source.count)
+                stream.next_out = destination.baseAddress
+                stream.avail_out = uInt(destination.count)
+                return CZlib.inflate(&stream, Z_FINISH)
+            }
+        }
+        try #require(result == Z_STREAM_END)
+        return Array(output.prefix(Int(stream.total_out)))
+    }
+}
