@@ -28,6 +28,8 @@ let package = Package(
         // /metrics: swift-metrics' API with the Prometheus exposition (both small; swift-metrics already comes with Hummingbird).
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // Only the SDK transport benchmark's peer (already in the graph through HummingbirdTesting).
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // MARK: Signature engine (pure Swift, no I/O)
@@ -146,6 +148,19 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
+            swiftSettings: strict
+        ),
+
+        // MARK: Benchmarks (not shipped): `swift build -c release --product sdk-transport-bench`
+        .executableTarget(
+            name: "sdk-transport-bench",
+            dependencies: [
+                "CountersignClient", "SignatureKit",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Benchmarks/SDKTransportBench",
             swiftSettings: strict
         ),
 

@@ -77,7 +77,7 @@ final class AnswerCounter: @unchecked Sendable {
         answers += 1
         if let crashAfter, answers >= crashAfter {
             // The harshest crash: no cleanup, no flush, exactly between the answer and the removal.
-            fflush(stdout)
+            fflush(nil)  // every C stream: what was printed reaches the log before the kill
             kill(getpid(), SIGKILL)
         }
         // Blocking on purpose: the drain's callback is synchronous, and this is a test hook.

@@ -27,16 +27,32 @@ struct CaptureTests {
         #expect(ink.document.strokes.count == 4)
     }
 
-    @Test("blank and implausible ink is refused before upload with the server's codes", arguments: [
-        ([(10.0, 10.0, 0.0)], InkError.Code.blankSignature),
-        ((0..<20).map { (100.0 + Double($0) * 0.1, 100.0, Double($0) * 8) }, .blankSignature),
-        ((0..<20).map { (100.0 + Double($0) * 30, 100.0, Double($0) * 8) }, .outOfCanvas),
-        ((0..<20).map { (100.0 + Double($0) * 10, 100.0, 1000 - Double($0) * 80) }, .timeBackwards),
-    ])
-    func refusedEarly(points: [(Double, Double, Double)], code: InkError.Code) {
+    @Test("a single dot is blank_signature; nothing drawn is too")
+    func dot() {
+        var recorder = InkRecorder(canvas: CanvasSize(width: 600, height: 200))
+        #expect(throws: InkError.self) { try recorder.validate() }
+        recorder.add(x: 10, y: 10, t: 0)
+        do {
+            _ = try recorder.finish()
+            Issue.record("a dot was accepted")
+        } catch {
+            #expect(error.code == .blankSignature)
+        }
+    }
+
+    /// (x step, t start, t step, the code): 20 points along y = 100 on a 600×200 canvas.
+    static let refusals: [(Double, Double, Double, InkError.Code)] = [
+        (0.1, 0, 8, .blankSignature),      // a smudge 2 units wide
+        (30, 0, 8, .outOfCanvas),          // runs past x = 660
+        (10, 1000, -80, .timeBackwards),   // time runs back 80 ms a step
+    ]
+
+    @Test("blank and implausible ink is refused before upload with the server's codes", arguments: refusals)
+    func refusedEarly(refusal: (Double, Double, Double, InkError.Code)) {
+        let (step, start, tick, code) = refusal
         var recorder = InkRecorder(canvas: CanvasSize(width: 600, height: 200))
         recorder.beginStroke()
-        for (x, y, t) in points { recorder.add(x: x, y: y, t: t) }
+        for i in 0..<20 { recorder.add(x: 100 + Double(i) * step, y: 100, t: start + Double(i) * tick) }
         #expect(throws: InkError.self) { try recorder.validate() }
         do {
             _ = try recorder.finish()

@@ -21,6 +21,22 @@ struct LiveServerTests {
         await scratch.drop()
     }
 
+    /// The error `body` failed with; `nil` when it succeeded.
+    static func failure(_ body: () async throws(CountersignClientError) -> Void) async -> CountersignClientError? {
+        do {
+            try await body()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// The problem code `body` failed with; `nil` when it succeeded.
+    static func problemCode(_ body: () async throws(CountersignClientError) -> Void) async -> String? {
+        guard let error = await failure(body) else { return nil }
+        return error.problemCode ?? "\(error)"
+    }
+
     static func delivery(_ reference: String) -> NewDelivery {
         NewDelivery(reference: reference, recipientName: "Ada Lovelace", address: "1 Main St",
                     destination: .init(lat: 52.5201, lon: 13.4051))
@@ -45,14 +61,8 @@ struct LiveServerTests {
             #expect(again.replayed && again.proofID == receipt.proofID)
 
             // Another key for the same delivery: the definitive 409, not retried.
-            await #expect(throws: CountersignClientError.self) {
-                try await courier.upload(try PreparedProof(try Samples.submission(reference: "SDK-1")))
-            }
-            do {
-                _ = try await courier.upload(try PreparedProof(try Samples.submission(reference: "SDK-1")))
-            } catch {
-                #expect(error.problemCode == "proof_already_recorded")
-            }
+            let other = try PreparedProof(try Samples.submission(reference: "SDK-1"))
+            #expect(await Self.problemCode { () async throws(CountersignClientError) in _ = try await courier.upload(other) } == "proof_already_recorded")
 
             let delivered = try await courier.delivery(reference: "SDK-1")
             #expect(delivered.status == "delivered" && delivered.proof?.proofID == receipt.proofID)
@@ -60,18 +70,19 @@ struct LiveServerTests {
             // A body the server refuses field by field: the problem's errors[] arrive typed.
             var bad = try Samples.submission(reference: "SDK-1")
             bad.capturedAt = "2026-11-25T05:00:00"
-            do {
-                _ = try await courier.upload(try PreparedProof(bad))
-                Issue.record("a timestamp without offset was accepted")
-            } catch .problem(let problem) {
-                #expect(problem.status == 422 && problem.code == "validation_failed")
-                #expect(problem.errors.contains { $0.field == "/captured_at" && $0.code == "missing_offset" })
-                #expect(problem.requestID != nil)
+            let badProof = try PreparedProof(bad)
+            let refusal = await Self.failure { () async throws(CountersignClientError) in _ = try await courier.upload(badProof) }
+            guard case .problem(let problem)? = refusal else {
+                Issue.record("a timestamp without offset: \(String(describing: refusal))")
+                return
             }
+            #expect(problem.status == 422 && problem.code == "validation_failed")
+            #expect(problem.errors.contains { $0.field == "/captured_at" && $0.code == "missing_offset" })
+            #expect(problem.requestID != nil)
 
             // Unknown delivery and a courier creating deliveries: 404 and 403, each one request.
-            do { _ = try await courier.delivery(reference: "NOPE-1") } catch { #expect(error.problemCode == "delivery_not_found") }
-            do { _ = try await courier.createDelivery(Self.delivery("SDK-2")) } catch { #expect(error.problemCode == "forbidden") }
+            #expect(await Self.problemCode { () async throws(CountersignClientError) in _ = try await courier.delivery(reference: "NOPE-1") } == "delivery_not_found")
+            #expect(await Self.problemCode { () async throws(CountersignClientError) in _ = try await courier.createDelivery(Self.delivery("SDK-2")) } == "forbidden")
         }
     }
 

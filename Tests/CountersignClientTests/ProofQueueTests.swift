@@ -28,7 +28,7 @@ struct ProofQueueTests {
             let queue = try ProofQueue(folder: folder)
             let item = try await queue.enqueue(try PreparedProof(try Samples.submission()))
             let torn = folder + "/pending/000000000000001-torn.json.123.tmp"
-            FileManager.default.createFile(atPath: torn, contents: Data(#"{"version":1,"proof":{"refer"#.utf8))
+            _ = FileManager.default.createFile(atPath: torn, contents: Data(#"{"version":1,"proof":{"refer"#.utf8))
             #expect(try await queue.pending() == [item])
             #expect(!FileManager.default.fileExists(atPath: torn))
         }

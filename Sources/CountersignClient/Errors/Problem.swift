@@ -11,6 +11,12 @@ public struct Problem: Sendable, Equatable, Decodable, Error {
         public var field: String
         public var message: String
         public var code: String?
+
+        public init(field: String, message: String, code: String? = nil) {
+            self.field = field
+            self.message = message
+            self.code = code
+        }
     }
 
     /// The HTTP status.

@@ -9,8 +9,9 @@ import Darwin
 /// An exclusive advisory lock (`flock`) on a file: one drainer per queue folder, across
 /// processes. The kernel releases it when the descriptor closes, also when the process is
 /// killed, so a crashed drain never blocks the next one.
-struct FolderLock: ~Copyable {
-    private let descriptor: Int32
+final class FolderLock {
+    /// The open lock file; -1 once released.
+    private var descriptor: Int32
 
     /// Takes the lock without waiting; `nil` when another holder has it.
     init?(path: String) throws(CountersignClientError) {
@@ -26,11 +27,12 @@ struct FolderLock: ~Copyable {
         self.descriptor = descriptor
     }
 
-    /// Releases the lock (closing the descriptor releases it).
-    consuming func release() {
+    /// Releases the lock (closing the descriptor releases it); a second call does nothing.
+    func release() {
+        guard descriptor >= 0 else { return }
         close(descriptor)
-        discard self
+        descriptor = -1
     }
 
-    deinit { close(descriptor) }
+    deinit { release() }
 }
