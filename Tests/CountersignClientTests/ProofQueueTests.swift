@@ -83,7 +83,7 @@ struct ProofQueueTests {
         try await Samples.withFolder { folder in
             let queue = try ProofQueue(folder: folder)
             try await queue.enqueue(try PreparedProof(try Samples.submission()))
-            let other = open(folder + "/drain.lock", O_RDWR)
+            let other = open(folder + "/drain.lock", O_RDWR | O_CREAT, 0o600)
             #expect(flock(other, LOCK_EX | LOCK_NB) == 0)
             let transport = ScriptedTransport([ScriptedTransport.created()])
             #expect(try await queue.drain(with: client(transport)).busy)

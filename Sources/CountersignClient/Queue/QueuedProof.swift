@@ -27,7 +27,8 @@ public struct QueuedProof: Sendable, Equatable {
         let milliseconds = UInt64(max(0, now.timeIntervalSince1970 * 1000))
         let stamp = String(milliseconds)
         fileName = String(repeating: "0", count: max(0, 15 - stamp.count)) + stamp + "-" + UUID().uuidString.lowercased() + Self.fileSuffix
-        queuedAt = now
+        // Whole milliseconds, as the file stores it, so an item reads back equal to the one written.
+        queuedAt = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
         self.proof = proof
     }
 
