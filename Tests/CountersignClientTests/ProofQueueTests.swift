@@ -78,6 +78,22 @@ struct ProofQueueTests {
         }
     }
 
+    @Test("a revoked key (401) or a wrong role (403) rejects nothing: every proof waits for a valid key")
+    func keyProblemsKeepTheQueue() async throws {
+        try await Samples.withFolder { folder in
+            let queue = try ProofQueue(folder: folder)
+            try await queue.enqueue(try PreparedProof(try Samples.submission(reference: "K-1")))
+            try await queue.enqueue(try PreparedProof(try Samples.submission(reference: "K-2")))
+            for status in [401, 403] {
+                let transport = ScriptedTransport([ScriptedTransport.problem(status, status == 401 ? "unauthorized" : "forbidden")])
+                let report = try await queue.drain(with: client(transport))
+                #expect(report.rejected.isEmpty && report.remaining == 2 && transport.requests.count == 1)
+            }
+            #expect(try await queue.pending().count == 2)
+            #expect(try await queue.rejected().isEmpty)
+        }
+    }
+
     @Test("one drain at a time per folder, across processes (flock)")
     func oneDrainAtATime() async throws {
         try await Samples.withFolder { folder in

@@ -6,7 +6,7 @@ import Foundation
 /// ``enqueue(_:)`` returns, so it survives the app being killed or the phone dying. ``drain(with:onAnswer:)``
 /// sends the items oldest first and removes each only after the server's definitive answer: a
 /// success (also a replay) removes it; a definitive refusal (a 4xx such as
-/// `proof_already_recorded`) moves it to `rejected/` with the problem beside it, for a person
+/// `proof_already_recorded`; not 401/403, which are about the API key and leave every item queued) moves it to `rejected/` with the problem beside it, for a person
 /// to look at, since a proof is evidence and is never thrown away silently; no answer, a 5xx or a
 /// 429 after the retries leaves it queued for the next drain. A crash between the server storing
 /// the proof and the file's removal is harmless: the next drain sends the same bytes with the
@@ -92,6 +92,11 @@ public actor ProofQueue {
                 onAnswer(item, receipt)
                 try DurableFile.remove(item.fileName, in: pendingFolder)
                 report.sent.append(receipt)
+            } catch .problem(let problem) where problem.status == 401 || problem.status == 403 {
+                // About the API key, not the proof: keep everything until the app has a valid key.
+                report.stoppedBy = .problem(problem)
+                report.remaining = items.count - index
+                return report
             } catch .problem(let problem) where !RetryPolicy.isRetryable(.answer(status: problem.status, retryAfter: nil, code: problem.code)) {
                 try reject(item, problem)
                 report.rejected.append(RejectedProof(item: item, problem: problem))
