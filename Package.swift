@@ -12,6 +12,8 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "countersign", targets: ["countersign"]),
+        // The courier apps' SDK: capture, upload, the offline queue (docs/courier-guide.md).
+        .library(name: "CountersignClient", targets: ["CountersignClient"]),
     ],
     dependencies: [
         // ConfigurationSupport (swift-configuration) is not used: leaving it out shortens cold builds.
@@ -26,6 +28,8 @@ let package = Package(
         // /metrics: swift-metrics' API with the Prometheus exposition (both small; swift-metrics already comes with Hummingbird).
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // Only the SDK transport benchmark's peer (already in the graph through HummingbirdTesting).
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // MARK: Signature engine (pure Swift, no I/O)
@@ -147,7 +151,34 @@ let package = Package(
             swiftSettings: strict
         ),
 
+        // MARK: Benchmarks (not shipped): `swift build -c release --product sdk-transport-bench`
+        .executableTarget(
+            name: "sdk-transport-bench",
+            dependencies: [
+                "CountersignClient", "SignatureKit",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Benchmarks/SDKTransportBench",
+            swiftSettings: strict
+        ),
+
+        // MARK: Courier SDK (Foundation + SignatureKit + zlib only; never a server module)
+        .target(name: "CountersignClient", dependencies: ["SignatureKit", "CZlib"], swiftSettings: strict),
+        .executableTarget(
+            name: "courier-cli",
+            dependencies: [
+                "CountersignClient", "SignatureKit",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Examples/courier-cli",
+            swiftSettings: strict
+        ),
+
         // MARK: Tests
+        // Runs the built `countersign` binary as a live server for the SDK's end-to-end tests.
+        .testTarget(name: "CountersignClientTests", dependencies: ["CountersignClient", "SignatureKit", "InkTestSupport", "TestSupport", "CZlib"], swiftSettings: strict),
         .testTarget(name: "CryptographyTests", dependencies: ["Cryptography"], swiftSettings: strict),
         .target(name: "InkTestSupport", dependencies: ["SignatureKit"], path: "Tests/InkTestSupport", swiftSettings: strict),
         .target(name: "PNGTestSupport", dependencies: ["PNG", "PNGShim"], path: "Tests/PNGTestSupport", swiftSettings: strict),

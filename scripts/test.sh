@@ -74,6 +74,10 @@ scripts/generated-client-smoke.sh .build/debug/countersign
 # and on tampered copies of both (scripts/reference-verifier/run.sh).
 scripts/reference-verifier/run.sh .build/debug/countersign
 
+# The courier SDK end to end: courier-cli queues proofs while the server is down, is killed with
+# SIGKILL mid-queue, and every proof is stored exactly once (its own database and a free port).
+scripts/courier-e2e.sh .build/debug/countersign .build/debug/courier-cli
+
 # Reliability, short form, on its own PostgreSQL cluster (a free port): each fuzz target for a few
 # seconds, contract fuzzing per role, a PostgreSQL restart under load, live socket checks
 # (`make reliability` is the long form; figures in docs/reliability.md).
