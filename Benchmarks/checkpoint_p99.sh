@@ -40,7 +40,7 @@ run() {  # run LABEL "PG OPTIONS"
     $PG start >&2
     $PG createdb countersign_checkpoint --fresh >&2
     local url; url="$($PG url countersign_checkpoint)"
-    DATABASE_URL="$url" "$binary" migrate >/dev/null
+    MIGRATION_DATABASE_URL="$($PG owner-url countersign_checkpoint)" "$binary" migrate >/dev/null
     local token; token="$(DATABASE_URL="$url" "$binary" keys create --role admin --name checkpoint 2>&1 | grep -o 'cs_[A-Za-z0-9_-]*' | head -1)"
     psql -X -q "$url" -c "INSERT INTO deliveries (reference, recipient_name, address, destination_lat, destination_lon)
                           SELECT 'C-' || g, 'Load Test', 'Somewhere', 52.52, 13.405 FROM generate_series(0, $((seconds * 2000))) g"

@@ -30,7 +30,7 @@ $PG createdb export_bench --fresh >/dev/null
 export DATABASE_URL="$($PG url export_bench)" LOG_LEVEL=warning RATE_LIMIT_PER_SECOND=0
 openssl genpkey -algorithm ed25519 -out "$OUT/bench-checkpoint.pem" 2>/dev/null
 export CHECKPOINT_KEY_FILE="$PWD/$OUT/bench-checkpoint.pem"
-"$AFTER" migrate >/dev/null
+MIGRATION_DATABASE_URL="$($PG owner-url export_bench)" "$AFTER" migrate >/dev/null
 token="$("$AFTER" keys create --role admin --name bench | tail -1)"
 
 start_server() {  # $1 binary; sets port and server
@@ -53,7 +53,7 @@ table="$OUT/export-bench.txt"
 printf "%-7s %7s %9s %10s %10s %10s %10s %10s %10s\n" binary proofs MB "API MB/s" "API peak" "CLI s" "CLI peak" "verify/s" "verify pk" | tee "$table"
 filled=1
 for size in "${SIZES[@]}"; do
-    python3 Benchmarks/export_fill.py "$DATABASE_URL" $((size - filled)) TPL-0 B- >/dev/null
+    python3 Benchmarks/export_fill.py "$($PG owner-url export_bench)" $((size - filled)) TPL-0 B- >/dev/null
     filled=$size
     for which in before after; do
         bin=$BEFORE; [ $which = after ] && bin=$AFTER

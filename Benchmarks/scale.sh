@@ -52,7 +52,7 @@ $PG start >&2
 $PG createdb countersign_scale >&2
 url="$($PG url countersign_scale)"
 export MIGRATIONS_DIR="$PWD/migrations"
-DATABASE_URL="$url" "$binary" migrate >/dev/null
+MIGRATION_DATABASE_URL="$($PG owner-url countersign_scale)" "$binary" migrate >/dev/null
 token="$(DATABASE_URL="$url" "$binary" keys create --role admin --name "scale $$" 2>&1 | grep -o 'cs_[A-Za-z0-9_-]*' | head -1)"
 openssl genpkey -algorithm ed25519 -out "$work/checkpoint.pem" 2>/dev/null
 export CHECKPOINT_KEY_FILE="$work/checkpoint.pem"
@@ -64,7 +64,8 @@ serve() {  # serve BINARY
     for _ in $(seq 1 300); do curl -fs --max-time 2 "http://127.0.0.1:$port/readyz" >/dev/null && return; sleep 0.1; done
     echo "scale: the server did not become ready" >&2; cat "$work/server.log" >&2; exit 1
 }
-sql() { psql -X -tAq -v ON_ERROR_STOP=1 "$url" "$@"; }
+# Bulk growth writes as the owner (it sets sequences and copies audit rows the runtime role may not).
+sql() { psql -X -tAq -v ON_ERROR_STOP=1 "$($PG owner-url countersign_scale)" "$@"; }
 proofs() { sql -c "SELECT count(*) FROM proofs"; }
 # Peak resident set of a command, from GNU time: "<seconds> <KB>" on the last line of $work/time.
 timed() { /usr/bin/time -o "$work/time" -f "%e %M" "$@"; }

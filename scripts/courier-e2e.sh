@@ -26,6 +26,7 @@ mkdir -p "$out/ink"
 queue="$out/queue"
 $PG createdb "$database" --fresh >/dev/null
 url="$($PG url "$database")"
+MIGRATION_DATABASE_URL="$($PG owner-url "$database")" "$server_binary" migrate >/dev/null
 port="$(python3 scripts/free-port.py)"
 base="http://127.0.0.1:$port"
 

@@ -26,6 +26,8 @@ live_server_start() {
     port="$(python3 scripts/free-port.py)"
     scripts/pg.sh createdb "$database" --fresh >/dev/null
     LIVE_DATABASE_URL="$(scripts/pg.sh url "$database")"
+    # The owner migrates; the server connects as the runtime role (docs/decisions/0017-two-database-roles.md).
+    MIGRATION_DATABASE_URL="$(scripts/pg.sh owner-url "$database")" "$binary" migrate >/dev/null
     LIVE_DATA_DIR="$(mktemp -d)"
     LIVE_BASE="http://127.0.0.1:$port"
     DATABASE_URL="$LIVE_DATABASE_URL" HOST=127.0.0.1 PORT="$port" PUBLIC_DIR="$PWD/public" LOG_LEVEL=notice \

@@ -40,7 +40,7 @@ export DATABASE_URL="$($PG url countersign_refverify)"
 admin_url="$($PG admin-url countersign_refverify)"
 openssl genpkey -algorithm ed25519 -out "$work/checkpoint.pem" 2>/dev/null
 export CHECKPOINT_KEY_FILE="$work/checkpoint.pem" LOG_LEVEL=warning
-"$BIN" migrate >/dev/null
+MIGRATION_DATABASE_URL="$($PG owner-url countersign_refverify)" "$BIN" migrate >/dev/null
 token="$("$BIN" keys create --role admin --name reference-verifier | tail -1)"
 port="$(python3 scripts/free-port.py)"
 DATA_DIR="$work/data" PORT=$port HOST=127.0.0.1 "$BIN" serve > "$work/server.log" 2>&1 &
