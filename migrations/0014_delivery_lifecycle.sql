@@ -1,6 +1,6 @@
 -- 0014: a delivery's whole life. `pending → delivered | failed | cancelled`, failed attempts
 -- recorded (append-only) while it is pending, and every illegal transition refused here, by the
--- database, whoever sends the SQL (docs/decisions/0014-delivery-lifecycle.md).
+-- database, whoever sends the SQL (docs/decisions/0017-delivery-lifecycle.md).
 --
 -- `failed` is terminal, like `cancelled`: a dispatcher gives a delivery up (returned to sender)
 -- after its attempts. A failed attempt leaves the delivery `pending`, so it can still be attempted

@@ -30,6 +30,8 @@ public struct DeliverySearch: Sendable, Equatable {
 
     /// Only deliveries with this status.
     public var status: DeliveryStatus?
+    /// Only deliveries with at least one failed attempt for this reason.
+    public var attemptReason: AttemptReason?
     /// Created at or after.
     public var since: Date?
     /// Created before.
@@ -45,7 +47,7 @@ public struct DeliverySearch: Sendable, Equatable {
 
     /// Creates a search.
     public init(status: DeliveryStatus? = nil, since: Date? = nil, until: Date? = nil, boundingBox: BoundingBox? = nil,
-                near: Circle? = nil, limit: Int = 50, afterSeq: Int64? = nil) {
+                near: Circle? = nil, limit: Int = 50, afterSeq: Int64? = nil, attemptReason: AttemptReason? = nil) {
         self.status = status
         self.since = since
         self.until = until
@@ -53,5 +55,6 @@ public struct DeliverySearch: Sendable, Equatable {
         self.near = near
         self.limit = limit
         self.afterSeq = afterSeq
+        self.attemptReason = attemptReason
     }
 }
