@@ -1,6 +1,7 @@
 // The capture pad: the reference courier client. Records the signature, uploads it with an
 // Idempotency-Key (the same key for every retry of the same body) and shows what the server stored.
 import { ApiError, NetworkError, blob, deliveryPath, json, request } from './api.js';
+import { mountAttemptForm } from './attempts.js';
 import { InkPad } from './ink.js';
 import {
   REFERENCE_PATTERN, byId, clearImage, el, fillDetails, flagsNode, formatDistance, localRFC3339, mono, setStatus,
@@ -26,6 +27,7 @@ export function mount() {
     upload();
   });
   byId('capture-next').addEventListener('click', nextSignature);
+  mountAttemptForm();
   updateControls();
   suggestReferences();
 }
