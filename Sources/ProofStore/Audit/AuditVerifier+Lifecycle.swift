@@ -51,18 +51,21 @@ extension AuditVerifier {
     /// The `attempt_sha256` or `closure_sha256` check of `event` (nil for other actions, or when it holds).
     func checkLifecycle(_ event: AuditEvent, digests: LifecycleDigests) -> AuditBreak? {
         let details = event.details
-        let recorded: String?, found: [UInt8]?, kind: AuditBreak.Kind, missing: String
         if event.action == AuditAction.attemptRecorded.rawValue {
             let id = details["attempt_id"] ?? ""
-            (recorded, found, kind, missing) = (details["attempt_sha256"], UUID(uuidString: id).flatMap { digests.attempts[$0] },
-                                                .attemptMismatch, "no attempt \(id)")
-        } else if Self.closingActions.contains(event.action) {
-            let id = details["delivery_id"] ?? ""
-            (recorded, found, kind, missing) = (details["closure_sha256"], UUID(uuidString: id).flatMap { digests.closures[$0] },
-                                                .closureMismatch, "no closed delivery \(id)")
-        } else {
-            return nil
+            return compare(event, recorded: details["attempt_sha256"], found: UUID(uuidString: id).flatMap { digests.attempts[$0] },
+                           kind: .attemptMismatch, missing: "no attempt \(id)")
         }
+        if Self.closingActions.contains(event.action) {
+            let id = details["delivery_id"] ?? ""
+            return compare(event, recorded: details["closure_sha256"], found: UUID(uuidString: id).flatMap { digests.closures[$0] },
+                           kind: .closureMismatch, missing: "no closed delivery \(id)")
+        }
+        return nil
+    }
+
+    /// A break of `kind` unless the digest `found` is the one the event `recorded`.
+    private func compare(_ event: AuditEvent, recorded: String?, found: [UInt8]?, kind: AuditBreak.Kind, missing: String) -> AuditBreak? {
         let expected = recorded ?? ""
         guard let found, found.hexString == expected else {
             return AuditBreak(seq: event.seq, kind: kind, expected: expected, found: found?.hexString ?? missing,
