@@ -83,7 +83,7 @@ struct DeliveryLifecycleRulesTests {
             let statuses = try await database.query("SELECT reference::text, status::text FROM deliveries ORDER BY reference").rows
                 .map { try $0.decode((String, String).self) }
             #expect(statuses.map { "\($0.0)=\($0.1)" } == ["C-1=cancelled", "D-1=delivered", "F-1=failed", "P-1=pending"])
-            let count = try await database.query("SELECT count(*) FROM delivery_attempts").first?.decode(Int.self)
+            let count = try await database.query("SELECT count(*) FROM delivery_attempts").decode(Int.self, row: 0, column: 0)
             #expect(count == 2)
         }
     }
@@ -113,7 +113,7 @@ struct DeliveryLifecycleRulesTests {
             } catch let error as PostgresError {
                 #expect(error.sqlState == "42501", "\(sql): \(error)")
             }
-            #expect(try await database.query("SELECT count(*) FROM delivery_attempts").first?.decode(Int.self) == 1)
+            #expect(try await database.query("SELECT count(*) FROM delivery_attempts").decode(Int.self, row: 0, column: 0) == 1)
         }
     }
 
@@ -130,7 +130,7 @@ struct DeliveryLifecycleRulesTests {
                 let attempt = Task { try await Self.insertAttempt(database, "P-1", key: key) }
                 while try await database.query("""
                     SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
-                    """).first?.decode(Int.self) == 0 {
+                    """).decode(Int.self, row: 0, column: 0) == 0 {
                     await Task.yield()
                 }
                 return attempt
