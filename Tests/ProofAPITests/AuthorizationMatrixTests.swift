@@ -27,6 +27,10 @@ struct AuthorizationMatrixTests {
         case newDelivery
         /// A proof for a fresh pending delivery (substituted for `{pending}`).
         case proof
+        /// A failed attempt.
+        case attempt
+        /// A reason to cancel or give up.
+        case reason
     }
 
     /// One row of the matrix.
@@ -56,6 +60,10 @@ struct AuthorizationMatrixTests {
         Route(method: .get, path: "/v1/deliveries/{delivered}", allowed: everyone, success: .ok),
         Route(method: .post, path: "/v1/deliveries/{pending}/proof", allowed: [.courier, .dispatcher, .admin], success: .created,
               body: .proof),
+        Route(method: .post, path: "/v1/deliveries/{pending}/attempts", allowed: [.courier, .dispatcher, .admin], success: .created,
+              body: .attempt),
+        Route(method: .post, path: "/v1/deliveries/{pending}/cancel", allowed: [.dispatcher, .admin], success: .ok, body: .reason),
+        Route(method: .post, path: "/v1/deliveries/{pending}/fail", allowed: [.dispatcher, .admin], success: .ok, body: .reason),
         Route(method: .get, path: "/v1/deliveries/{delivered}/proof", allowed: [.dispatcher, .auditor, .admin], success: .ok),
         Route(method: .get, path: "/v1/deliveries/{delivered}/proof/signature.png", allowed: [.dispatcher, .auditor, .admin], success: .ok),
         Route(method: .get, path: "/v1/deliveries/{delivered}/proof/signature.png?width=120", allowed: [.dispatcher, .auditor, .admin],
@@ -157,6 +165,8 @@ struct AuthorizationMatrixTests {
                             newReference = reference
                             body = ByteBuffer(string: Samples.deliveryJSON(reference: reference))
                         case .proof: body = ByteBuffer(string: Samples.proofJSON())
+                        case .attempt: body = ByteBuffer(string: DeliveryLifecycleTests.attemptJSON())
+                        case .reason: body = ByteBuffer(string: #"{"reason":"authorisation matrix"}"#)
                         }
 
                         let response = try await client.execute(uri: path, method: route.method, headers: headers, body: body)
@@ -179,7 +189,8 @@ struct AuthorizationMatrixTests {
                             if let pending {
                                 let lookup = try await client.execute(uri: "/v1/deliveries/\(pending)", method: .get,
                                                                       headers: harness.headers(.admin))
-                                #expect(lookup.json["status"] as? String == "pending", "\(route) with \(credential) recorded a proof")
+                                #expect(lookup.json["status"] as? String == "pending", "\(route) with \(credential) recorded a proof or closed it")
+                                #expect((lookup.json["attempts"] as? [Any])?.isEmpty == true, "\(route) with \(credential) recorded an attempt")
                             }
                         }
                     }

@@ -15,10 +15,11 @@ struct AuthorizationTests {
         try await APITestHarness.with { harness in
             try await harness.application().test(.router) { client in
                 let expected: [Role: [String]] = [
-                    .courier: ["read_delivery", "upload_proof"],
-                    .dispatcher: ["create_delivery", "read_delivery", "upload_proof", "read_proof"],
+                    .courier: ["read_delivery", "upload_proof", "record_attempt"],
+                    .dispatcher: ["create_delivery", "read_delivery", "upload_proof", "record_attempt", "close_delivery", "read_proof"],
                     .auditor: ["read_delivery", "read_proof", "read_audit", "export"],
-                    .admin: ["create_delivery", "read_delivery", "upload_proof", "read_proof", "read_audit", "export"],
+                    .admin: ["create_delivery", "read_delivery", "upload_proof", "record_attempt", "close_delivery", "read_proof",
+                             "read_audit", "export"],
                 ]
                 for (role, permissions) in expected {
                     let response = try await client.execute(uri: "/v1/session", method: .get, headers: harness.headers(role))

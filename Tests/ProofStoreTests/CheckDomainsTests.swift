@@ -64,9 +64,12 @@ struct CheckDomainsTests {
             // pending delivery and an idempotency record.
             let (key, _) = try await APIKeyRepository(database: database).create(name: "courier", role: .courier)
             let deliveries = DeliveryRepository(database: database), proofs = ProofRepository(database: database)
+            // Plain SQL: today's repository reads columns later migrations add (0014's closing facts).
             for reference in ["DONE", "PENDING"] {
-                _ = try await deliveries.create(
-                    NewDelivery(reference: reference, recipientName: "R", address: "A", destination: GeoPoint(lat: -33.9, lon: 151.2)), by: nil)
+                try await database.query("""
+                    INSERT INTO deliveries (reference, recipient_name, address, destination_lat, destination_lon)
+                    VALUES (\(reference)::text, 'R', 'A', -33.9, 151.2)
+                    """)
             }
             var proof = PartitionedProofsTests.proof(receivedAt: Date(), uploadedBy: key.id)
             proof.capture.location = CaptureLocation(point: GeoPoint(lat: -33.8, lon: 151.1), accuracyMeters: 12.5)
@@ -88,7 +91,7 @@ struct CheckDomainsTests {
                 Issue.record("the audit chains no longer verify after 0011")
                 return
             }
-            #expect(events >= 3)
+            #expect(events >= 1)  // the proof's (the deliveries were inserted without events)
 
             // What PostgreSQL re-parses per statement: only the constraints over two columns.
             let tableChecks = try await database.query("""
@@ -96,7 +99,8 @@ struct CheckDomainsTests {
                 WHERE contype = 'c' AND conrelid = ANY (ARRAY['deliveries', 'proofs', 'idempotency_records', 'audit_events', 'audit_chains']::regclass[])
                 ORDER BY 1
                 """).rows.map { try $0.decode(String.self, 0) }
-            #expect(tableChecks == ["deliveries.deliveries_check", "deliveries.deliveries_check1", "proofs.proofs_check"])
+            #expect(tableChecks == ["deliveries.deliveries_check", "deliveries.deliveries_check1", "deliveries.deliveries_closed_facts",
+                                    "proofs.proofs_check"])
 
             for violation in Self.violations {
                 do {

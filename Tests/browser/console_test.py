@@ -6,6 +6,7 @@ the environment (CONSOLE_TEST_COURIER_KEY, CONSOLE_TEST_DISPATCHER_KEY, CONSOLE_
 
 1. dispatcher: signs in, creates a delivery;
 2. courier, on an emulated phone (390x844, devicePixelRatio 3, touch, Europe/Berlin, GPS):
+   records a failed attempt (nobody home) through the capture view's form, then
    draws a signature with synthesised pen, touch and mouse pointer events, uploads it once while
    the network is down (the pad must retry with the same Idempotency-Key) and sees the PNG and SVG
    the server rendered; the bytes the page sent (seen by the page and by Chrome's network log)
@@ -319,6 +320,7 @@ class ConsoleTest(FindingChecks):
                                       self.reference), "the pending delivery among the reference suggestions")
         self.check(not self.looks_invalid("capture-reference") and not self.looks_invalid("capture-signer"),
                    "the empty required capture fields are not red on load")
+        self.record_attempt()
         self.by_id("capture-reference").send_keys(self.reference)
         self.by_id("capture-signer").send_keys("Zoë Ångström-Lovelace")
         self.js("document.getElementById('capture-pad').scrollIntoView({block: 'center'})")
@@ -421,6 +423,9 @@ class ConsoleTest(FindingChecks):
                    "the capture time is shown in the viewer's zone (Berlin) with its offset")
         self.check_local_times("detail-details", "the delivery details")
         self.check_image_links("detail")
+        attempts = self.text("detail-attempts")
+        self.check(not self.by_id("detail-attempts").get_attribute("hidden") and "Recipient not there" in attempts
+                   and "Nobody home" in attempts, f"the delivery lists its failed attempt: {attempts!r}")
         href = self.by_id("detail-map").get_attribute("href")
         self.check(href.startswith("https://www.openstreetmap.org/?mlat=52.520408&mlon=13.405254"), f"OpenStreetMap link: {href}")
         self.check(self.by_id("detail-map").get_attribute("rel") == "noopener noreferrer", "the map link opens without an opener")
@@ -511,6 +516,7 @@ class ConsoleTest(FindingChecks):
         for expected in (self.reference, "Ada Lovelace", "Zoë Ångström-Lovelace", hashlib.sha256(sent).hexdigest(), "Distance"):
             self.check(expected in receipt, f"the receipt shows {expected!r}")
         self.check(self.image_loaded("receipt-signature"), "the receipt shows the signature")
+        self.check("Recipient not there" in self.text("receipt-attempts"), "the receipt lists the failed attempt before delivery")
         self.screenshot("receipt")
         self.cdp("Emulation.setEmulatedMedia", {"media": "print"})
         self.check(self.js("return getComputedStyle(document.querySelector('.toolbar')).display") == "none",
@@ -576,6 +582,29 @@ class ConsoleTest(FindingChecks):
         location = body.get("location") or {}
         self.check(abs(location.get("lat", 0) - SIGNING_SPOT[0]) < 1e-6 and location.get("accuracy_m") == 12,
                    f"the browser's location is attached: {location}")
+
+    def record_attempt(self):
+        """The courier first finds nobody home: a failed attempt through the capture view's form
+        (with the emulated GPS), stored and shown by the API while the delivery stays pending."""
+        self.js("document.getElementById('attempt-panel').open = true")
+        self.by_id("attempt-reference").send_keys(self.reference)
+        Select(self.by_id("attempt-reason")).select_by_value("recipient_absent")
+        self.by_id("attempt-note").send_keys("Nobody home; card left")
+        self.by_id("attempt-location").click()
+        self.by_id("attempt-submit").click()
+        kind, text = self.wait_status("attempt-status", "the failed attempt to be recorded")
+        self.require(kind == "ok", f"recording the failed attempt failed: {text}")
+        delivery = json.loads(self.api("dispatcher", f"/v1/deliveries/{self.reference}")[0])
+        attempts = delivery.get("attempts", [])
+        self.check(delivery["status"] == "pending", f"a failed attempt leaves the delivery pending: {delivery['status']}")
+        self.check(len(attempts) == 1 and attempts[0]["reason"] == "recipient_absent" and attempts[0]["note"] == "Nobody home; card left",
+                   f"the API stored the attempt as sent: {attempts}")
+        self.check(attempts and attempts[0]["location"] is not None and attempts[0]["flags"] == [],
+                   f"the attempt carries the device's location, inside the geofence: {attempts}")
+        self.check(attempts and re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}\+0[12]:00", attempts[0]["captured_at"]) is not None,
+                   f"the attempt's captured_at carries the Berlin offset: {attempts and attempts[0]['captured_at']}")
+        self.screenshot("capture-attempt-phone")
+        self.js("document.getElementById('attempt-panel').open = false")
 
     def check_labels(self, where):
         """Every visible form control has a label (or aria-label) and can take the keyboard focus."""

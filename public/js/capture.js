@@ -3,6 +3,7 @@
 // stored. What cannot be sent now waits in the outbox and goes when the server can be reached.
 import { ApiError, blob, json } from './api.js';
 import * as queue from './capture-queue.js';
+import { mountAttemptForm } from './attempts.js';
 import { InkPad } from './ink.js';
 import * as outbox from './outbox.js';
 import * as sender from './outbox-sender.js';
@@ -31,6 +32,7 @@ export function mount() {
     upload();
   });
   byId('capture-next').addEventListener('click', nextSignature);
+  mountAttemptForm();
   updateControls();
   suggestReferences();
   queue.mount();

@@ -1,6 +1,7 @@
 // Deliveries (dispatcher; read-only for auditors): search, open one with its signature and proof
 // details, create deliveries.
 import { ApiError, blob, deliveryPath, json } from './api.js';
+import { showAttempts } from './attempts.js';
 import { mayCreateDeliveries } from './session.js';
 import {
   REFERENCE_PATTERN, byId, clearImage, dayStart, deviceTimeNode, el, fillDetails, flagsNode, formatDistance, formatLocation,
@@ -119,7 +120,7 @@ async function openDelivery(reference) {
     if (token !== openToken) return;
     showDetails(delivery, proof);
     if (!proof) {
-      setStatus(status, 'No proof yet: the delivery is pending.');
+      setStatus(status, delivery.status === 'pending' ? 'No proof yet: the delivery is pending.' : `No proof: the delivery is ${delivery.status}.`);
       return;
     }
     setStatus(status, 'Loading the signature…');
@@ -144,6 +145,7 @@ function showDetails(delivery, proof) {
     ['Destination', destination ? `${destination.lat.toFixed(6)}, ${destination.lon.toFixed(6)}` : null],
     ['Created at', timeNode(delivery.created_at)],
     ['Delivered at', timeNode(delivery.delivered_at)],
+    ...closureRows(delivery),
   ];
   if (proof) {
     const distance = formatDistance(proof.distance_to_destination_m);
@@ -166,6 +168,7 @@ function showDetails(delivery, proof) {
     );
   }
   fillDetails(byId('detail-details'), rows);
+  showAttempts(byId('detail-attempts'), byId('detail-attempts-list'), delivery.attempts);
 
   const map = byId('detail-map');
   const spot = proof?.location ?? destination;
@@ -222,4 +225,11 @@ async function create() {
   } finally {
     button.disabled = false;
   }
+}
+
+/** When and why a delivery was cancelled or given up (nothing for an open or delivered one). */
+function closureRows(delivery) {
+  if (!delivery.closed_at) return [];
+  return [[delivery.status === 'cancelled' ? 'Cancelled at' : 'Given up at', timeNode(delivery.closed_at)],
+    ['Reason', delivery.close_reason]];
 }

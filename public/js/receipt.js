@@ -1,5 +1,6 @@
 // The printable proof-of-delivery receipt for one delivery: receipt.html?reference=TRK-1.
 import { blob, deliveryPath, json } from './api.js';
+import { showAttempts } from './attempts.js';
 import { currentSession } from './session.js';
 import {
   byId, deviceTimeNode, fillDetails, flagsNode, formatDistance, formatLocation, localTime, mono, setStatus, showBlob, timeNode,
@@ -41,6 +42,7 @@ async function load() {
       ['Flags', flagsNode(proof.flags)],
       ['Collected by', `${proof.uploaded_by.name} (${proof.uploaded_by.role})`],
     ]);
+    showAttempts(byId('receipt-attempts'), byId('receipt-attempts-list'), delivery.attempts);
     fillDetails(byId('receipt-digests'), [
       ['Original points', mono(proof.points_sha256)],
       ['Signature PNG', mono(proof.png_sha256)],

@@ -9,6 +9,10 @@ public enum Permission: Sendable, CaseIterable {
     case readDelivery
     /// Upload a proof: courier, dispatcher, admin.
     case uploadProof
+    /// Record a failed delivery attempt: courier, dispatcher, admin.
+    case recordAttempt
+    /// Cancel a delivery or give it up as failed: dispatcher, admin.
+    case closeDelivery
     /// Read a stored proof (metadata, PNG, SVG, points): dispatcher, auditor, admin.
     case readProof
     /// Read and verify the audit log: auditor, admin.
@@ -22,6 +26,8 @@ public enum Permission: Sendable, CaseIterable {
         case .createDelivery: "create_delivery"
         case .readDelivery: "read_delivery"
         case .uploadProof: "upload_proof"
+        case .recordAttempt: "record_attempt"
+        case .closeDelivery: "close_delivery"
         case .readProof: "read_proof"
         case .readAudit: "read_audit"
         case .export: "export"
@@ -33,7 +39,8 @@ public enum Permission: Sendable, CaseIterable {
         switch self {
         case .createDelivery: return [.dispatcher, .admin]
         case .readDelivery: return [.courier, .dispatcher, .auditor, .admin]
-        case .uploadProof: return [.courier, .dispatcher, .admin]
+        case .uploadProof, .recordAttempt: return [.courier, .dispatcher, .admin]
+        case .closeDelivery: return [.dispatcher, .admin]
         case .readProof: return [.dispatcher, .auditor, .admin]
         case .readAudit, .export: return [.auditor, .admin]
         }

@@ -52,6 +52,8 @@ public struct APIRoutes: Sendable {
         DeliveryRoutes(services: services).register(on: v1)
         ProofRoutes(intake: services.intake, reader: services.reader, idempotency: IdempotencyGate(records: services.idempotency),
                     bodyLimit: bodyLimit).register(on: v1)
+        DeliveryLifecycleRoutes(attempts: services.attempts, closing: services.closing,
+                                idempotency: IdempotencyGate(records: services.idempotency)).register(on: v1)
         AuditRoutes(services: services).register(on: v1)
         let specification = URL(fileURLWithPath: publicDirectory).appendingPathComponent("openapi.yaml")
         router.get("openapi.yaml") { _, _ in

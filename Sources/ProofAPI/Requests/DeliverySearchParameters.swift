@@ -16,6 +16,12 @@ enum DeliverySearchParameters {
                                           code: "invalid_value"))
             }
         }
+        if let reason = query.value("reason") {
+            if let parsed = AttemptReason(rawValue: reason) { search.attemptReason = parsed } else {
+                query.errors.append(.init(field: "reason", message: "one of " + names(AttemptReason.allCases.map(\.rawValue)),
+                                          code: "invalid_value"))
+            }
+        }
         query.readPeriod()
         if let raw = query.value("bbox") {
             let parts = numbers(raw)

@@ -11,10 +11,13 @@ struct DeliveryResource: Encodable {
     }
 
     var delivery: Delivery
+    /// Whether `delivery.attempts` was loaded and is shown (a single delivery; listings leave it out).
+    var includeAttempts = false
 
     enum CodingKeys: String, CodingKey {
-        case id, reference, recipient, address, destination, status, proof, links
+        case id, reference, recipient, address, destination, status, proof, links, attempts
         case createdAt = "created_at", updatedAt = "updated_at", deliveredAt = "delivered_at"
+        case closedAt = "closed_at", closeReason = "close_reason"
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -29,6 +32,9 @@ struct DeliveryResource: Encodable {
         try c.encode(RFC3339Timestamp.format(delivery.updatedAt), forKey: .updatedAt)
         try c.encode(delivery.deliveredAt.map(RFC3339Timestamp.format), forKey: .deliveredAt)
         try c.encode(delivery.proof.map { ProofSummaryResource(summary: $0, reference: delivery.reference) }, forKey: .proof)
+        try c.encode(delivery.closure.map { RFC3339Timestamp.format($0.closedAt) }, forKey: .closedAt)
+        try c.encode(delivery.closure?.reason, forKey: .closeReason)
+        if includeAttempts { try c.encode(delivery.attempts.map { AttemptResource(attempt: $0) }, forKey: .attempts) }
         let base = DeliveryResource.path(delivery.reference)
         try c.encode(Links(self: base, proof: base + "/proof"), forKey: .links)
     }

@@ -5,7 +5,7 @@ import Postgres
 import ProofService
 import ProofStore
 
-/// `POST /v1/deliveries`, `GET /v1/deliveries/{reference}` and `GET /v1/deliveries` (search).
+/// `POST /v1/deliveries`, `GET /v1/deliveries/{reference}` (with its attempts) and `GET /v1/deliveries` (search).
 struct DeliveryRoutes: Sendable {
     let deliveries: DeliveryRepository
     /// Searches (`GET /v1/deliveries`) read here: the read replica when one is configured.
@@ -43,10 +43,10 @@ struct DeliveryRoutes: Sendable {
     func show(_ context: AppRequestContext) async throws -> Response {
         _ = try context.require(.readDelivery)
         let reference = try context.deliveryReference()
-        guard let delivery = try await deliveries.find(reference: reference) else {
+        guard let delivery = try await deliveries.findWithAttempts(reference: reference) else {
             throw ServiceError.deliveryNotFound(reference)
         }
-        return try JSONResponse.make(.ok, DeliveryResource(delivery: delivery))
+        return try JSONResponse.make(.ok, DeliveryResource(delivery: delivery, includeAttempts: true))
     }
 
     func list(_ request: Request, _ context: AppRequestContext) async throws -> Response {

@@ -21,6 +21,10 @@ public struct CountersignServices: Sendable {
     public let auditVerifier: AuditVerifier
     public let checkpointKeys: CheckpointKeyProvider
     public let registration: DeliveryRegistration
+    /// Failed attempts (`POST .../attempts`).
+    public let attempts: AttemptRecording
+    /// Cancelling or giving up a delivery (`POST .../cancel`, `POST .../fail`).
+    public let closing: DeliveryClosing
     public let intake: ProofIntake
     public let reader: ProofReader
     /// Where CPU-heavy work of requests runs (parsing, rendering).
@@ -43,6 +47,9 @@ public struct CountersignServices: Sendable {
         self.auditVerifier = AuditVerifier(database: reads)
         self.checkpointKeys = checkpointKeys
         self.registration = DeliveryRegistration(deliveries: deliveries)
+        let lifecycle = LifecycleRepository(database: database)
+        self.attempts = AttemptRecording(deliveries: deliveries, lifecycle: lifecycle, policy: policy)
+        self.closing = DeliveryClosing(deliveries: deliveries, lifecycle: lifecycle)
         let proofs = ProofRepository(database: database)
         let work = CPUWorkPool(queueLimit: policy.cpuQueueLimit, perKeyLimit: policy.cpuPerKeyLimit, sharePerKey: policy.cpuSharePerKey)
         self.work = work

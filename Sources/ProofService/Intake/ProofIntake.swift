@@ -35,7 +35,7 @@ public struct ProofIntake: Sendable {
     /// `respond` shapes the answer from the recorded proof; with an `idempotencyKey` (already
     /// claimed by the caller) that answer is stored with the proof, so a replay returns the same
     /// bytes. Refusals are ``ServiceError``s: 404 `delivery_not_found`, 409
-    /// `proof_already_recorded`, 400/422 for the body and its ink.
+    /// `proof_already_recorded`, 409 `invalid_transition` (failed or cancelled), 400/422 for the body and its ink.
     public func accept(_ upload: ReceivedUpload, reference: String, actor: Actor, receivedAt: Date, origin: AuditOrigin,
                        idempotencyKey: String?, respond: (RecordedProof) -> IdempotentResponse) async throws -> IdempotentResponse {
         let parser = parser
@@ -44,6 +44,7 @@ public struct ProofIntake: Sendable {
         }
         guard let state = try await proofs.deliveryState(reference: reference) else { throw ServiceError.deliveryNotFound(reference) }
         if state.proofID != nil { throw Self.alreadyRecorded(reference) }
+        if state.status.isClosed { throw ServiceError.invalidTransition(reference, from: state.status, to: .delivered) }
         let assessment = ProofAssessment(location: capture.location, destination: state.destination,
                                          capturedAt: capture.capturedAt.date, receivedAt: receivedAt, policy: policy)
         let weight: CPUWorkPool.Weight = capture.ink.pointCount > Self.heavyPoints ? .heavy : .light
@@ -73,6 +74,8 @@ public struct ProofIntake: Sendable {
             throw ServiceError.deliveryNotFound(reference)
         } catch ProofStoreError.proofAlreadyRecorded {
             throw Self.alreadyRecorded(reference)
+        } catch ProofStoreError.deliveryClosed(let status) {
+            throw ServiceError.invalidTransition(reference, from: status, to: .delivered)
         }
         metrics?.recordProofStored(pngBytes: image.png.count)
         return response

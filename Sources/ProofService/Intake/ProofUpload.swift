@@ -77,30 +77,10 @@ public struct ProofUpload: Sendable {
         } else {
             errors += TextRules.check(name, sent: envelope.signer?.name, at: "/signer/name", lengths: 1...200)
         }
-        var capturedAt: RFC3339Timestamp?
-        if let text = envelope.capturedAt {
-            do {
-                capturedAt = try RFC3339Timestamp(parsing: text)
-            } catch .missingOffset {
-                errors.append(.init(field: "/captured_at", message: "the timestamp must carry its UTC offset (Z or ±hh:mm)",
-                                    code: "missing_offset"))
-            } catch {
-                errors.append(.init(field: "/captured_at", message: "an RFC 3339 timestamp with offset, e.g. 2025-03-01T14:05:09+01:00",
-                                    code: "invalid_timestamp"))
-            }
-        } else {
-            errors.append(.init(field: "/captured_at", message: "required", code: "missing_field"))
-        }
+        let capturedAt = CaptureRules.capturedAt(envelope.capturedAt, errors: &errors)
         var location: CaptureLocation?
         if let given = envelope.location {
-            let before = errors.count
-            errors += DeliveryRules.validateCoordinates(lat: given.lat, lon: given.lon, at: "/location")
-            if let accuracy = given.accuracyM, !(accuracy.isFinite && accuracy >= 0 && accuracy <= 1_000_000) {
-                errors.append(.init(field: "/location/accuracy_m", message: "metres, 0 or more", code: "out_of_range"))
-            }
-            if errors.count == before, let lat = given.lat, let lon = given.lon {
-                location = CaptureLocation(point: GeoPoint(lat: lat, lon: lon), accuracyMeters: given.accuracyM)
-            }
+            location = CaptureRules.location(lat: given.lat, lon: given.lon, accuracyM: given.accuracyM, errors: &errors)
         }
         var device = DeviceFacts()
         if let given = envelope.device {

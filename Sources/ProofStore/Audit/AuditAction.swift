@@ -4,6 +4,13 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case deliveryCreated = "delivery_created"
     /// A proof was stored (subject `delivery:<reference>`; details `proof_id`, `points_sha256`, `png_sha256`).
     case proofRecorded = "proof_recorded"
+    /// A failed delivery attempt was stored (subject `delivery:<reference>`; details `attempt_id`,
+    /// `delivery_id`, `reason`, `attempt_sha256`).
+    case attemptRecorded = "delivery_attempt_recorded"
+    /// A dispatcher gave a delivery up (subject `delivery:<reference>`; details `delivery_id`, `closure_sha256`).
+    case deliveryFailed = "delivery_failed"
+    /// A dispatcher cancelled a delivery (subject `delivery:<reference>`; details `delivery_id`, `closure_sha256`).
+    case deliveryCancelled = "delivery_cancelled"
     /// The stored PNG was read.
     case proofPNGRead = "proof_png_read"
     /// The SVG was rendered from the stored ink and read.

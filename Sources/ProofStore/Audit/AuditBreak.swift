@@ -37,6 +37,13 @@ public struct AuditBreak: Sendable, Equatable {
         case proofEventDuplicate = "proof_event_duplicate"
         /// A delivery's recipient, address or destination no longer give the digest its event recorded.
         case deliveryMismatch = "delivery_mismatch"
+        /// A failed attempt's facts no longer give the digest its event recorded, or it is gone.
+        case attemptMismatch = "attempt_mismatch"
+        /// A stored attempt has no `delivery_attempt_recorded` event.
+        case attemptWithoutEvent = "attempt_without_event"
+        /// How a delivery was cancelled or given up (status, reason, time, key) no longer gives the
+        /// digest its event recorded.
+        case closureMismatch = "closure_mismatch"
         /// A stored checkpoint's signature does not verify.
         case checkpointSignatureInvalid = "checkpoint_signature_invalid"
         /// A stored checkpoint was signed by a key the caller does not trust.

@@ -17,7 +17,8 @@ import Postgres
 /// proof that is gone is accepted only when its delivery's `delivered_at` lies in the period of a
 /// `proofs_archived` event (the retention procedure archived and dropped it), and counted. Then
 /// the proof's delivery, canonical ink and facts, and a created delivery's facts, must still give
-/// what their events bound (AuditVerifier+Facts.swift).
+/// what their events bound (AuditVerifier+Facts.swift), and so must failed attempts and closed
+/// deliveries (AuditVerifier+Lifecycle.swift).
 /// After the walk, every head in `audit_chains` must be its chain's newest event (`head_mismatch`),
 /// every stored checkpoint must hold (`checkpoint_*`), and every stored proof must have exactly one
 /// `proof_recorded` event.
@@ -64,8 +65,10 @@ public struct AuditVerifier: Sendable {
                 after = (last.seq, AuditTimestamp(micros: last.occurredAtMicros))
                 let proofs = try await proofDigests(for: events, in: session)
                 let deliveries = try await deliveryDigests(for: events, in: session)
+                let lifecycle = try await lifecycleDigests(for: events, in: session)
                 for event in events {
-                    if let failure = check(event, walk: &walk, digests: proofs.digests, archived: proofs.archived, deliveries: deliveries) {
+                    if let failure = check(event, walk: &walk, digests: proofs.digests, archived: proofs.archived, deliveries: deliveries,
+                                           lifecycle: lifecycle) {
                         return .broken(failure)
                     }
                 }
@@ -81,6 +84,9 @@ public struct AuditVerifier: Sendable {
                 return .broken(failure)
             }
             if let failure = try await checkEveryProofHasOneEvent(in: session) {
+                return .broken(failure)
+            }
+            if let failure = try await checkEveryAttemptHasEvent(in: session) {
                 return .broken(failure)
             }
             return .ok(count: walk.count, heads: recorded, archivedProofs: walk.archived)
@@ -148,7 +154,7 @@ public struct AuditVerifier: Sendable {
 
     /// Checks one event against the walk so far and, when it holds, advances the walk.
     func check(_ event: AuditEvent, walk: inout Walk, digests: [UUID: ProofDigests], archived: Set<UUID> = [],
-               deliveries: [UUID: [UInt8]] = [:]) -> AuditBreak? {
+               deliveries: [UUID: [UInt8]] = [:], lifecycle: LifecycleDigests = LifecycleDigests()) -> AuditBreak? {
         func failure(_ kind: AuditBreak.Kind, _ expected: String, _ found: String, seq: Int64? = nil) -> AuditBreak {
             AuditBreak(seq: seq ?? event.seq, kind: kind, expected: expected, found: found, subject: event.subject, chain: event.chain)
         }
@@ -180,6 +186,7 @@ public struct AuditVerifier: Sendable {
         walk.lastSeq = event.seq
         walk.count += 1
         if event.action == AuditAction.deliveryCreated.rawValue { return checkDelivery(event, deliveries: deliveries) }
+        if let failure = checkLifecycle(event, digests: lifecycle) { return failure }
         guard event.action == AuditAction.proofRecorded.rawValue else { return nil }
         let details = event.details
         let proofText = details["proof_id"] ?? ""

@@ -14,7 +14,7 @@ public struct Delivery: Sendable, Equatable {
     public var address: String
     /// Destination, if given.
     public var destination: GeoPoint?
-    /// Pending or delivered.
+    /// Pending, delivered, failed or cancelled.
     public var status: DeliveryStatus
     /// When it was created.
     public var createdAt: Date
@@ -24,10 +24,15 @@ public struct Delivery: Sendable, Equatable {
     public var deliveredAt: Date?
     /// Its proof, if any.
     public var proof: ProofSummary?
+    /// How it ended, when it is `failed` or `cancelled`.
+    public var closure: DeliveryClosure?
+    /// Its failed attempts, oldest first; loaded only where asked for (a single delivery), else empty.
+    public var attempts: [DeliveryAttempt]
 
     /// Creates a delivery value.
     public init(id: UUID, seq: Int64, reference: String, recipientName: String, address: String, destination: GeoPoint?,
-                status: DeliveryStatus, createdAt: Date, updatedAt: Date, deliveredAt: Date?, proof: ProofSummary?) {
+                status: DeliveryStatus, createdAt: Date, updatedAt: Date, deliveredAt: Date?, proof: ProofSummary?,
+                closure: DeliveryClosure? = nil, attempts: [DeliveryAttempt] = []) {
         self.id = id
         self.seq = seq
         self.reference = reference
@@ -39,6 +44,8 @@ public struct Delivery: Sendable, Equatable {
         self.updatedAt = updatedAt
         self.deliveredAt = deliveredAt
         self.proof = proof
+        self.closure = closure
+        self.attempts = attempts
     }
 
     /// True when `draft` describes this delivery (same reference and content).

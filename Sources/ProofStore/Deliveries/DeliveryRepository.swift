@@ -13,7 +13,7 @@ public struct DeliveryRepository: Sendable {
     /// The columns ``delivery(_:)`` decodes by name (deliveries `d`, proofs `p`).
     static let columns = """
         d.id, d.seq, d.reference, d.recipient_name, d.address, d.destination_lat, d.destination_lon, d.status,
-        d.created_at, d.updated_at, d.delivered_at,
+        d.created_at, d.updated_at, d.delivered_at, d.closed_at, d.close_reason, d.closed_by,
         p.id AS proof_id, p.signer_name, p.captured_at, p.received_at, p.distance_to_destination_m,
         array_to_string(p.flags, ',') AS flags
         """
@@ -64,6 +64,13 @@ public struct DeliveryRepository: Sendable {
         return try result.first.map(Self.delivery)
     }
 
+    /// The delivery with `reference` with its failed attempts, oldest first (`GET /v1/deliveries/{reference}`).
+    public func findWithAttempts(reference: String) async throws -> Delivery? {
+        guard var delivery = try await find(reference: reference) else { return nil }
+        delivery.attempts = try await LifecycleRepository(database: database).attempts(deliveryID: delivery.id)
+        return delivery
+    }
+
     /// Decodes the ``columns`` of `row`, by name.
     static func delivery(_ row: PostgresRow) throws -> Delivery {
         var proof: ProofSummary?
@@ -74,11 +81,15 @@ public struct DeliveryRepository: Sendable {
                                  distanceToDestinationMeters: try row.decode("distance_to_destination_m"),
                                  flags: flags.isEmpty ? [] : flags.split(separator: ",").map(String.init))
         }
+        var closure: DeliveryClosure?
+        if let closedAt: Date = try row.decode("closed_at") {
+            closure = DeliveryClosure(closedAt: closedAt, reason: try row.decode("close_reason"), closedBy: try row.decode("closed_by"))
+        }
         return Delivery(id: try row.decode("id"), seq: try row.decode("seq"), reference: try row.decode("reference"),
                         recipientName: try row.decode("recipient_name"), address: try row.decode("address"),
                         destination: GeoPoint.stored(lat: try row.decode("destination_lat"), lon: try row.decode("destination_lon")),
                         status: DeliveryStatus(rawValue: try row.decode("status")) ?? .pending,
                         createdAt: try row.decode("created_at"), updatedAt: try row.decode("updated_at"),
-                        deliveredAt: try row.decode("delivered_at"), proof: proof)
+                        deliveredAt: try row.decode("delivered_at"), proof: proof, closure: closure)
     }
 }

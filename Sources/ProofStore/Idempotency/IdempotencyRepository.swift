@@ -79,4 +79,16 @@ public struct IdempotencyRepository: Sendable {
         // The runtime role has no DELETE: the SECURITY DEFINER function (0012) removes in-flight claims only.
         try await database.query("SELECT countersign_release_idempotency(\(apiKeyID), \(key)::text)")
     }
+
+    /// Completes the claim on `key` with `response` inside the caller's transaction, so the answer
+    /// is stored exactly when the change it reports commits (used by requests other than proof
+    /// uploads, whose one statement does this itself).
+    public static func complete(apiKeyID: UUID, key: String, response: IdempotentResponse, in session: PostgresSession) async throws {
+        try await session.query("""
+            UPDATE idempotency_records SET state = 'completed', completed_at = now(), response_status = \(response.status)::int,
+                response_type = \(response.contentType), response_location = \(response.location)::text,
+                response_body = \(PostgresBytes(response.body))
+            WHERE api_key_id = \(apiKeyID) AND idempotency_key = \(key)::text
+            """)
+    }
 }

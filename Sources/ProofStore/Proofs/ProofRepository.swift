@@ -11,16 +11,17 @@ public struct ProofRepository: Sendable {
         self.database = database
     }
 
-    /// The delivery's id and whether it already has a proof (for early 404/409 before rendering).
-    public func deliveryState(reference: String) async throws -> (deliveryID: UUID, destination: GeoPoint?, proofID: UUID?)? {
+    /// The delivery's id, status and whether it already has a proof (for early 404/409 before rendering).
+    public func deliveryState(reference: String) async throws
+        -> (deliveryID: UUID, destination: GeoPoint?, proofID: UUID?, status: DeliveryStatus)? {
         let result = try await database.query("""
-            SELECT d.id, d.destination_lat, d.destination_lon, p.id
+            SELECT d.id, d.destination_lat, d.destination_lon, p.id, d.status::text
             FROM deliveries d LEFT JOIN proofs p ON \(unescaped: DeliveryRepository.proofJoin)
             WHERE d.reference = \(reference)::text
             """)
         guard let row = result.first else { return nil }
-        let (deliveryID, lat, lon, proofID) = try row.decode((UUID, Double?, Double?, UUID?).self)
-        return (deliveryID, GeoPoint.stored(lat: lat, lon: lon), proofID)
+        let (deliveryID, lat, lon, proofID, status) = try row.decode((UUID, Double?, Double?, UUID?, String).self)
+        return (deliveryID, GeoPoint.stored(lat: lat, lon: lon), proofID, DeliveryStatus(rawValue: status) ?? .pending)
     }
 
     /// Stores `proof` for the delivery `reference`, marks the delivery delivered and, when given,
@@ -69,7 +70,7 @@ public struct ProofRepository: Sendable {
         let body = proof.body, rendering = proof.rendering, assessment = proof.assessment, response = idempotency?.response
         let statement: PostgresQuery = """
             WITH delivery AS (
-                SELECT id FROM deliveries WHERE reference = \(reference)::text
+                SELECT id, status FROM deliveries WHERE reference = \(reference)::text
             ), proof AS (
                 INSERT INTO proofs (id, delivery_id, signer_name, captured_at, captured_at_offset_min, captured_at_text,
                     received_at, location_lat, location_lon, location_accuracy_m, distance_to_destination_m, geofence_radius_m,
@@ -100,12 +101,16 @@ public struct ProofRepository: Sendable {
                 FROM delivered WHERE api_key_id = \(idempotency?.apiKeyID)::uuid AND idempotency_key = \(idempotency?.key)::text
                 RETURNING 1
             )
-            SELECT (SELECT count(*) FROM delivery), (SELECT count(*) FROM delivered)
+            SELECT (SELECT count(*) FROM delivery), (SELECT count(*) FROM delivered), (SELECT status::text FROM delivery)
             """
         session.enqueue(statement) { [id = proof.id] result in
             guard let row = result.first else { throw PostgresError(.decodingFailed, message: "the proof statement returned no row") }
-            let (deliveries, delivered) = try row.decode((Int, Int).self)
+            let (deliveries, delivered, status) = try row.decode((Int, Int, String?).self)
             guard deliveries == 1 else { throw ProofStoreError.deliveryNotFound }
+            // Failed or cancelled (migration 0014): the delivery ended without a proof and stays so.
+            if delivered == 0, let closed = status.flatMap(DeliveryStatus.init(rawValue:)), closed.isClosed {
+                throw ProofStoreError.deliveryClosed(closed)
+            }
             guard delivered == 1 else { throw ProofStoreError.proofAlreadyRecorded(id) }
         }
     }

@@ -6,4 +6,6 @@ public enum ProofStoreError: Error, Sendable, Equatable {
     case deliveryNotFound
     /// The delivery already has a proof.
     case proofAlreadyRecorded(UUID)
+    /// The delivery is `failed` or `cancelled`: it takes no proof any more.
+    case deliveryClosed(DeliveryStatus)
 }

@@ -30,6 +30,8 @@ public struct DeliverySearch: Sendable, Equatable {
 
     /// Only deliveries with this status.
     public var status: DeliveryStatus?
+    /// Only deliveries with at least one failed attempt for this reason.
+    public var attemptReason: AttemptReason?
     /// Created at or after.
     public var since: Date?
     /// Created before.
@@ -45,7 +47,7 @@ public struct DeliverySearch: Sendable, Equatable {
     public var flag: ProofFlag?
     /// True when a filter narrows the search (beyond the page position).
     var isFiltered: Bool {
-        status != nil || since != nil || until != nil || hasIndexedFilter
+        status != nil || attemptReason != nil || since != nil || until != nil || hasIndexedFilter
     }
 
     /// True when a filter has an index of its own whose matches PostgreSQL cannot count in advance
@@ -62,7 +64,7 @@ public struct DeliverySearch: Sendable, Equatable {
     /// Creates a search.
     public init(status: DeliveryStatus? = nil, since: Date? = nil, until: Date? = nil, boundingBox: BoundingBox? = nil,
                 near: Circle? = nil, text: DeliveryTextQuery? = nil, flag: ProofFlag? = nil, limit: Int = 50,
-                afterSeq: Int64? = nil) {
+                afterSeq: Int64? = nil, attemptReason: AttemptReason? = nil) {
         self.status = status
         self.since = since
         self.until = until
@@ -72,5 +74,6 @@ public struct DeliverySearch: Sendable, Equatable {
         self.flag = flag
         self.limit = limit
         self.afterSeq = afterSeq
+        self.attemptReason = attemptReason
     }
 }

@@ -23,6 +23,9 @@ enum DeliverySearchConditions {
     static func filter(_ search: DeliverySearch, form: Form) -> SQLFilter {
         var filter = SQLFilter()
         if let status = search.status { filter.add("d.status = \(status.rawValue)") }
+        if let reason = search.attemptReason {
+            filter.add("EXISTS (SELECT 1 FROM delivery_attempts a WHERE a.delivery_id = d.id AND a.reason = \(reason.rawValue)::text)")
+        }
         if let since = search.since { filter.add("d.created_at >= \(since)") }
         if let until = search.until { filter.add("d.created_at < \(until)") }
         if let box = search.boundingBox { filter.add(inside(GeoRectangles(box))) }

@@ -1,0 +1,65 @@
+import Foundation
+import Postgres
+import ProofStore
+
+/// Ending a pending delivery without a proof: cancelling it, or giving it up (`failed`, returned
+/// to sender) after failed attempts. The database refuses a delivery that is not pending (409
+/// `invalid_transition`: a second cancel, a delivered one); the change and its audit event commit
+/// together.
+public struct DeliveryClosing: Sendable {
+    let deliveries: DeliveryRepository
+    let lifecycle: LifecycleRepository
+
+    /// Creates the use case.
+    public init(deliveries: DeliveryRepository, lifecycle: LifecycleRepository) {
+        self.deliveries = deliveries
+        self.lifecycle = lifecycle
+    }
+
+    /// The longest reason, in code points (the database allows no more either).
+    public static let maxReasonLength = 500
+
+    struct Body: Decodable {
+        var reason: String?
+    }
+
+    /// Closes the delivery `reference` as `status` (`.cancelled` or `.failed`) for the reason `body`
+    /// gives; returns the delivery as it now is, with its attempts.
+    public func close(_ reference: String, as status: DeliveryStatus, body: [UInt8], by actor: Actor, at closedAt: Date,
+                      origin: AuditOrigin) async throws -> Delivery {
+        precondition(status.isClosed, "a delivery is closed as failed or cancelled")
+        let reason = try Self.reason(JSONEnvelopeDecoder.decode(Body.self, from: body))
+        guard let current = try await deliveries.find(reference: reference) else { throw ServiceError.deliveryNotFound(reference) }
+        guard current.status == .pending else { throw ServiceError.invalidTransition(reference, from: current.status, to: status) }
+        let action: AuditAction = status == .cancelled ? .deliveryCancelled : .deliveryFailed
+        do {
+            try await lifecycle.transaction { session in
+                let deliveryID = try await LifecycleRepository.close(reference: reference, as: status, reason: reason, by: actor.keyID,
+                                                                     at: closedAt, in: session)
+                try await AuditLog.append(action, subject: "delivery:\(reference)",
+                                          details: LifecycleRepository.closureDetails(reference: reference, deliveryID: deliveryID,
+                                                                                      status: status, reason: reason, by: actor.keyID,
+                                                                                      at: closedAt),
+                                          origin: origin, in: session)
+                // Webhooks: the `delivery.cancelled` (or `delivery.failed`) event is enqueued here, in
+                // this transaction (an outbox row inserted through `session`), so it is sent exactly when the change commits.
+            }
+        } catch LifecycleError.deliveryNotFound {
+            throw ServiceError.deliveryNotFound(reference)
+        } catch LifecycleError.invalidTransition(let message) {
+            throw ServiceError.invalidTransition(reference, databaseSaid: message)
+        }
+        guard let closed = try await deliveries.findWithAttempts(reference: reference) else { throw ServiceError.deliveryNotFound(reference) }
+        return closed
+    }
+
+    static func reason(_ input: Body) throws(ServiceError) -> String {
+        guard let sent = input.reason else {
+            throw .validation("A reason is required.", errors: [.init(field: "/reason", message: "required", code: "missing_field")])
+        }
+        let reason = sent.trimmingCharacters(in: .whitespacesAndNewlines)
+        let errors = TextRules.check(reason, sent: sent, at: "/reason", lengths: 1...maxReasonLength)
+        guard errors.isEmpty else { throw .validation("The reason is not valid.", errors: errors) }
+        return reason
+    }
+}

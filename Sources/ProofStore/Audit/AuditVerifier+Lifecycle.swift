@@ -1,0 +1,89 @@
+import Foundation
+import Postgres
+
+/// The checks of a delivery's life besides its proof: every `delivery_attempt_recorded` event's
+/// attempt must still give the `attempt_sha256` it bound, every `delivery_failed` /
+/// `delivery_cancelled` event's delivery the `closure_sha256`, and every stored attempt must have
+/// an event (one inserted behind the service's back has none).
+extension AuditVerifier {
+    /// Digests re-derived from the rows the events of one page name.
+    struct LifecycleDigests {
+        /// ``AttemptFacts/digest`` of each attempt, by attempt id.
+        var attempts: [UUID: [UInt8]] = [:]
+        /// ``ClosureFacts/digest`` of each closed delivery, by delivery id.
+        var closures: [UUID: [UInt8]] = [:]
+    }
+
+    static let closingActions: Set<String> = [AuditAction.deliveryFailed.rawValue, AuditAction.deliveryCancelled.rawValue]
+
+    /// The digests of the attempts and closed deliveries `events` name.
+    func lifecycleDigests(for events: [AuditEvent], in session: PostgresSession) async throws -> LifecycleDigests {
+        var digests = LifecycleDigests()
+        let attemptIDs = events.filter { $0.action == AuditAction.attemptRecorded.rawValue }.compactMap { $0.details["attempt_id"] }
+            .filter { UUID(uuidString: $0) != nil }
+        if !attemptIDs.isEmpty {
+            let rows = try await session.query("""
+                SELECT \(unescaped: AttemptFacts.columns) FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+                WHERE a.id = ANY(string_to_array(\(attemptIDs.joined(separator: ",")), ',')::uuid[])
+                """).rows
+            for row in rows {
+                let facts = try AttemptFacts(row: row)
+                digests.attempts[facts.attemptID] = facts.digest
+            }
+        }
+        let deliveryIDs = events.filter { Self.closingActions.contains($0.action) }.compactMap { $0.details["delivery_id"] }
+            .filter { UUID(uuidString: $0) != nil }
+        if !deliveryIDs.isEmpty {
+            let rows = try await session.query("""
+                SELECT id, reference::text AS reference, status::text AS status, close_reason,
+                    (extract(epoch FROM closed_at) * 1000000)::int8 AS closed_at_us, closed_by
+                FROM deliveries WHERE id = ANY(string_to_array(\(deliveryIDs.joined(separator: ",")), ',')::uuid[]) AND closed_at IS NOT NULL
+                """).rows
+            for row in rows {
+                digests.closures[try row.decode("id")] = ClosureFacts.digest(
+                    reference: try row.decode("reference"), status: try row.decode("status"), reason: try row.decode("close_reason"),
+                    closedAtMicros: try row.decode("closed_at_us"), closedBy: try row.decode("closed_by"))
+            }
+        }
+        return digests
+    }
+
+    /// The `attempt_sha256` or `closure_sha256` check of `event` (nil for other actions, or when it holds).
+    func checkLifecycle(_ event: AuditEvent, digests: LifecycleDigests) -> AuditBreak? {
+        let details = event.details
+        if event.action == AuditAction.attemptRecorded.rawValue {
+            let id = details["attempt_id"] ?? ""
+            return compare(event, recorded: details["attempt_sha256"], found: UUID(uuidString: id).flatMap { digests.attempts[$0] },
+                           kind: .attemptMismatch, missing: "no attempt \(id)")
+        }
+        if Self.closingActions.contains(event.action) {
+            let id = details["delivery_id"] ?? ""
+            return compare(event, recorded: details["closure_sha256"], found: UUID(uuidString: id).flatMap { digests.closures[$0] },
+                           kind: .closureMismatch, missing: "no closed delivery \(id)")
+        }
+        return nil
+    }
+
+    /// A break of `kind` unless the digest `found` is the one the event `recorded`.
+    private func compare(_ event: AuditEvent, recorded: String?, found: [UInt8]?, kind: AuditBreak.Kind, missing: String) -> AuditBreak? {
+        let expected = recorded ?? ""
+        guard let found, found.hexString == expected else {
+            return AuditBreak(seq: event.seq, kind: kind, expected: expected, found: found?.hexString ?? missing,
+                              subject: event.subject, chain: event.chain)
+        }
+        return nil
+    }
+
+    /// Every stored attempt has a `delivery_attempt_recorded` event (`attempt_without_event`).
+    func checkEveryAttemptHasEvent(in session: PostgresSession) async throws -> AuditBreak? {
+        guard let row = try await session.query("""
+            SELECT a.id::text AS id, d.reference::text AS reference FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+            WHERE NOT EXISTS (SELECT 1 FROM audit_events e
+                              WHERE e.action = 'delivery_attempt_recorded' AND e.details ->> 'attempt_id' = a.id::text)
+            LIMIT 1
+            """).first else { return nil }
+        return AuditBreak(seq: 0, kind: .attemptWithoutEvent, expected: "a delivery_attempt_recorded event",
+                          found: "none for attempt " + (try row.decode(String.self, "id")),
+                          subject: "delivery:" + (try row.decode(String.self, "reference")))
+    }
+}

@@ -1,0 +1,12 @@
+/// Why the database refused a change of a delivery's life.
+public enum LifecycleError: Error, Sendable, Equatable {
+    /// No delivery has the reference.
+    case deliveryNotFound
+    /// The delivery's status does not allow it (delivered, failed or cancelled already); the
+    /// database's message says which. Raised by migration 0014's triggers as SQLSTATE 23514 on the
+    /// constraint `delivery_transition`.
+    case invalidTransition(String)
+
+    /// The constraint name migration 0014 raises illegal transitions under.
+    public static let transitionConstraint = "delivery_transition"
+}

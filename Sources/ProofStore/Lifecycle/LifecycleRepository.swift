@@ -1,0 +1,131 @@
+import Foundation
+import Postgres
+
+/// Stores what happens to a delivery besides its proof: failed attempts (append-only) and its
+/// closing as `failed` or `cancelled`.
+///
+/// The writes take the caller's ``PostgresSession``, inside a transaction the caller opened with
+/// ``transaction(_:)``: the use case appends the audit event (and, later, its webhook outbox row)
+/// in that same transaction, so all of it commits or none does. Illegal transitions are refused by
+/// the database (migration 0014) and come back as ``LifecycleError/invalidTransition(_:)``.
+public struct LifecycleRepository: Sendable {
+    let database: PostgresClient
+
+    /// Creates the repository over `database`.
+    public init(database: PostgresClient) {
+        self.database = database
+    }
+
+    /// Runs `body` in one READ COMMITTED transaction on the primary. `body` may run twice (a stale
+    /// plan after a migration is retried), so it must do database work only.
+    public func transaction<T: Sendable>(_ body: (PostgresSession) async throws -> T) async throws -> T {
+        do {
+            return try await database.withTransaction(retryingStalePlans: true, body)
+        } catch let error as PostgresError {
+            throw Self.transitionError(error) ?? error
+        }
+    }
+
+    /// The refusal of an illegal transition in `error`, if that is what it is.
+    static func transitionError(_ error: PostgresError) -> LifecycleError? {
+        guard error.kind == .checkViolation, error.constraint == LifecycleError.transitionConstraint else { return nil }
+        return .invalidTransition(error.message)
+    }
+
+    /// Stores `attempt` for the delivery `reference` and, with `idempotency`, completes that claim
+    /// with its response. Returns the delivery's id. The insert's trigger refuses a delivery that
+    /// is not pending (and waits for a concurrent upload or cancel of it to finish first).
+    @discardableResult
+    public static func recordAttempt(_ attempt: NewAttempt, reference: String,
+                                     idempotency: (apiKeyID: UUID, key: String, response: IdempotentResponse)?,
+                                     in session: PostgresSession) async throws -> UUID {
+        let location = attempt.location, assessment = attempt.assessment
+        let inserted: PostgresResult
+        do {
+            inserted = try await session.query("""
+                INSERT INTO delivery_attempts (id, delivery_id, outcome, reason, note, captured_at, captured_at_offset_min,
+                    captured_at_text, received_at, location_lat, location_lon, location_accuracy_m, distance_to_destination_m,
+                    geofence_radius_m, flags, recorded_by, idempotency_key)
+                SELECT \(attempt.id), d.id, 'failed', \(attempt.reason.rawValue)::text, \(attempt.note)::text, \(attempt.capturedAt.date),
+                    \(attempt.capturedAt.offsetMinutes)::int, \(attempt.capturedAt.text), \(attempt.receivedAt),
+                    \(location?.point.lat)::float8, \(location?.point.lon)::float8, \(location?.accuracyMeters)::float8,
+                    \(assessment.distanceToDestinationMeters)::float8, \(assessment.geofenceRadiusMeters),
+                    string_to_array(\(assessment.flags.map(\.rawValue).joined(separator: ",")), ','),
+                    \(attempt.recordedBy), \(attempt.idempotencyKey)::text
+                FROM deliveries d WHERE d.reference = \(reference)::text
+                RETURNING delivery_id
+                """)
+        } catch let error as PostgresError {
+            throw transitionError(error) ?? error
+        }
+        guard let row = inserted.first else { throw LifecycleError.deliveryNotFound }
+        if let idempotency {
+            try await IdempotencyRepository.complete(apiKeyID: idempotency.apiKeyID, key: idempotency.key,
+                                                     response: idempotency.response, in: session)
+        }
+        return try row.decode(UUID.self, "delivery_id")
+    }
+
+    /// The details of an attempt's `delivery_attempt_recorded` event: its id, its reason and the
+    /// digest of its facts (``AttemptFacts``).
+    public static func attemptDetails(_ attempt: NewAttempt, reference: String, deliveryID: UUID) -> [String: String] {
+        ["attempt_id": attempt.id.uuidString.lowercased(), "delivery_id": deliveryID.uuidString.lowercased(),
+         "reason": attempt.reason.rawValue, "attempt_sha256": AttemptFacts(attempt, reference: reference).digest.hexString]
+    }
+
+    /// Closes the pending delivery `reference` as `status` (`failed` or `cancelled`) through the
+    /// SECURITY DEFINER function `countersign_close_delivery`; returns its id.
+    public static func close(reference: String, as status: DeliveryStatus, reason: String, by keyID: UUID, at closedAt: Date,
+                             in session: PostgresSession) async throws -> UUID {
+        let closed: PostgresResult
+        do {
+            closed = try await session.query("""
+                SELECT id FROM countersign_close_delivery(\(reference)::text, \(status.rawValue)::text, \(reason)::text,
+                    \(keyID), \(closedAt))
+                """)
+        } catch let error as PostgresError {
+            throw transitionError(error) ?? error
+        }
+        guard let row = closed.first else { throw LifecycleError.deliveryNotFound }
+        return try row.decode(UUID.self, "id")
+    }
+
+    /// The details of a `delivery_failed` / `delivery_cancelled` event: the delivery's id and the
+    /// digest of how it was closed (``ClosureFacts``).
+    public static func closureDetails(reference: String, deliveryID: UUID, status: DeliveryStatus, reason: String, by keyID: UUID,
+                                      at closedAt: Date) -> [String: String] {
+        ["delivery_id": deliveryID.uuidString.lowercased(),
+         "closure_sha256": ClosureFacts.digest(reference: reference, status: status.rawValue, reason: reason,
+                                               closedAtMicros: PostgresEpoch.unixMicros(closedAt), closedBy: keyID).hexString]
+    }
+
+    /// The attempts of the delivery `deliveryID`, oldest first.
+    public func attempts(deliveryID: UUID) async throws -> [DeliveryAttempt] {
+        let result = try await database.query("""
+            SELECT a.id, a.reason::text AS reason, a.note, a.captured_at, a.captured_at_text, a.received_at,
+                a.location_lat::float8 AS location_lat, a.location_lon::float8 AS location_lon,
+                a.location_accuracy_m::float8 AS location_accuracy_m, a.distance_to_destination_m::float8 AS distance_to_destination_m,
+                array_to_string(a.flags, ',') AS flags, k.id AS key_id, k.name AS key_name, k.role AS key_role
+            FROM delivery_attempts a JOIN api_keys k ON k.id = a.recorded_by
+            WHERE a.delivery_id = \(deliveryID) ORDER BY a.seq
+            """)
+        return try result.rows.map(Self.attempt)
+    }
+
+    /// Decodes one row of ``attempts(deliveryID:)``, by name.
+    static func attempt(_ row: PostgresRow) throws -> DeliveryAttempt {
+        var location: CaptureLocation?
+        if let point = GeoPoint.stored(lat: try row.decode("location_lat"), lon: try row.decode("location_lon")) {
+            location = CaptureLocation(point: point, accuracyMeters: try row.decode("location_accuracy_m"))
+        }
+        let flags: String = try row.decode("flags")
+        return DeliveryAttempt(
+            id: try row.decode("id"), reason: AttemptReason(rawValue: try row.decode("reason")) ?? .other, note: try row.decode("note"),
+            capturedAt: try row.decode("captured_at"), capturedAtText: try row.decode("captured_at_text"),
+            receivedAt: try row.decode("received_at"), location: location,
+            distanceToDestinationMeters: try row.decode("distance_to_destination_m"),
+            flags: flags.isEmpty ? [] : flags.split(separator: ",").map(String.init),
+            recordedBy: Actor(keyID: try row.decode("key_id"), name: try row.decode("key_name"),
+                              role: Role(rawValue: try row.decode("key_role")) ?? .courier))
+    }
+}
