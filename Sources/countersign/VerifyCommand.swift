@@ -21,6 +21,10 @@ struct VerifyCommand: AsyncParsableCommand {
             --public-key (repeatable), --trusted-keys FILE, and COUNTERSIGN_TRUSTED_KEYS (comma-separated hex), all together.
             Without any, verify refuses (exit 2) unless --trust-embedded-key: then the signatures are checked with the keys
             the bundle or the checkpoints carry, which proves integrity but not who signed.
+            --checkpoints DIR (with --database): also check every checkpoint in the witness directory DIR (CHECKPOINT_WITNESS_DIR):
+            signed by a trusted key, its heads in the recomputed chains, still in the database; reports the unwitnessed window.
+            --from-checkpoint (with --checkpoints): trust history up to the newest witnessed checkpoint (once its heads are found)
+            and walk only the events after it, so a daily run costs the day's events; run without it now and then.
             """
     )
 
@@ -32,11 +36,17 @@ struct VerifyCommand: AsyncParsableCommand {
     var trustedKeyFiles: [String] = []
     @Flag(help: "Pin nothing: check signatures with the keys the bundle or checkpoints carry (integrity only; says so loudly).")
     var trustEmbeddedKey = false
+    @Option(name: .customLong("checkpoints"), help: "A witness directory: check the database against every checkpoint in it.")
+    var checkpointsDirectory: String?
+    @Flag(name: .customLong("from-checkpoint"), help: "With --checkpoints: walk only the events after the newest witnessed checkpoint.")
+    var fromCheckpoint = false
     @Flag(help: "Print the result as JSON.") var json = false
     @Argument(help: "An export bundle (.zip) to verify offline.") var bundle: String?
 
     func validate() throws {
         if database == (bundle != nil) { throw ValidationError("say what to verify: --database, or an export bundle FILE.zip") }
+        if checkpointsDirectory != nil, !database { throw ValidationError("--checkpoints goes with --database") }
+        if fromCheckpoint, checkpointsDirectory == nil { throw ValidationError("--from-checkpoint needs --checkpoints DIR") }
     }
 
     func run() async throws {
@@ -45,22 +55,34 @@ struct VerifyCommand: AsyncParsableCommand {
             try verifyBundle(bundle, trusted: trusted)
             return
         }
+        let witnessed: [WitnessedCheckpoint]
+        do {
+            witnessed = try checkpointsDirectory.map { try WitnessDirectory(path: $0).files().map { WitnessedCheckpoint(name: $0.name, checkpoint: $0.checkpoint) } } ?? []
+        } catch {
+            print("witness directory unusable: \(error)")
+            throw ExitCode(1)
+        }
+        if checkpointsDirectory != nil, witnessed.isEmpty {
+            FileHandle.standardError.write(Data("countersign verify: no witnessed checkpoint in \(checkpointsDirectory ?? "")\n".utf8))
+        }
         let environment = try ServiceConfiguration.fromEnvironment()
         let client = PostgresClient(configuration: PostgresConfiguration(url: databaseURL ?? environment.databaseURL, poolSize: 1))
-        let result: AuditVerification
+        let report: AuditVerificationReport
         do {
-            result = try await AuditVerifier(database: client).verify(trustedPublicKeys: trusted.keys)
+            report = try await AuditVerifier(database: client).verify(trustedPublicKeys: trusted.keys, witnessed: witnessed,
+                                                                      incremental: fromCheckpoint)
             await client.shutdown()
         } catch {
             await client.shutdown()
             throw error
         }
-        print(json ? try Self.json(result) : Self.describe(result))
+        let withWitnesses = checkpointsDirectory != nil
+        print(json ? try Self.json(report, witnesses: withWitnesses) : Self.describe(report.result) + (withWitnesses ? "\n" + Self.describeWitnesses(report) : ""))
         if trusted.isEmpty {
             Self.warn("stored checkpoints were checked with the keys they carry, not against trusted keys: "
                       + "a checkpoint signed by anyone's key passed")
         }
-        if case .broken = result { throw ExitCode(1) }
+        if case .broken = report.result { throw ExitCode(1) }
     }
 
     /// The keys of `--public-key`, `--trusted-keys` and COUNTERSIGN_TRUSTED_KEYS. None: exit 2 with one
@@ -133,10 +155,24 @@ struct VerifyCommand: AsyncParsableCommand {
         }
     }
 
-    static func json(_ result: AuditVerification) throws -> String {
+    /// The witnesses' line: how many were checked, where an incremental run started, and the
+    /// unwitnessed window (what no witness vouches for yet).
+    static func describeWitnesses(_ report: AuditVerificationReport) -> String {
+        var line = "witnessed checkpoints: \(report.witnessedChecked) checked"
+        if let start = report.startedAfter { line += "; walked only the events after \(start)" }
+        if let window = report.window {
+            line += "; unwitnessed window: \(window.events) events, \(Int(window.seconds.rounded())) s since \(window.since)"
+        } else {
+            line += "; no witnessed checkpoint: every event is unwitnessed"
+        }
+        return line
+    }
+
+    static func json(_ report: AuditVerificationReport, witnesses: Bool) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(AuditVerificationResource(result)), as: UTF8.self)
+        let resource = witnesses ? AuditVerificationResource(report: report) : AuditVerificationResource(report.result)
+        return String(decoding: try encoder.encode(resource), as: UTF8.self)
     }
 }
 

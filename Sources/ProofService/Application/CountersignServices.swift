@@ -56,6 +56,10 @@ public struct CountersignServices: Sendable {
         AuditCheckpointStore(database: database, key: key)
     }
 
+    /// Witness receipts: recorded on the primary, listed from there too (a listing must show the
+    /// newest checkpoint's witnesses as soon as they answered).
+    public var witnessReceipts: WitnessReceiptStore { WitnessReceiptStore(database: database) }
+
     /// An exporter signing with `key` (on the primary: it must see every committed proof).
     public func exporter(signingWith key: Ed25519PrivateKey) -> ProofExporter {
         ProofExporter(database: database, key: key)

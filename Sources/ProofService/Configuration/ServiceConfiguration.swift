@@ -44,6 +44,12 @@ public struct ServiceConfiguration: Sendable {
     /// missing (`CHECKPOINT_KEY_GENERATE=true` or `serve --generate-checkpoint-key`; default false:
     /// development only, `make run` sets it). Neither set: `serve` refuses to start.
     public var generateCheckpointKey: Bool
+    /// Seconds between scheduled checkpoints, signed only when a chain moved
+    /// (`CHECKPOINT_INTERVAL_SECONDS`, default 60; 0 turns the schedule off).
+    public var checkpointIntervalSeconds = 60
+    /// The append-only directory every scheduled checkpoint is written to (`CHECKPOINT_WITNESS_DIR`,
+    /// optional; docs/audit.md, "Witnessed checkpoints").
+    public var checkpointWitnessDirectory: String?
     /// The `/v1` API's tunables (`GEOFENCE_RADIUS_M`, `AUTH_CACHE_SECONDS`, `RATE_LIMIT_*`, `PNG_CACHE_MB`).
     public var policy = APIPolicy()
 
@@ -111,6 +117,8 @@ public struct ServiceConfiguration: Sendable {
         if let directory = value("DATA_DIR") { configuration.dataDirectory = directory }
         if let file = value("CHECKPOINT_KEY_FILE") { configuration.checkpointKeyFile = file }
         if let generate = try boolean("CHECKPOINT_KEY_GENERATE") { configuration.generateCheckpointKey = generate }
+        if let seconds = try integer("CHECKPOINT_INTERVAL_SECONDS", in: 0...86_400) { configuration.checkpointIntervalSeconds = seconds }
+        if let directory = value("CHECKPOINT_WITNESS_DIR") { configuration.checkpointWitnessDirectory = directory }
         if let seconds = try integer("IDLE_TIMEOUT_SECONDS", in: 1...3600) { configuration.idleTimeoutSeconds = seconds }
         if let seconds = try integer("REQUEST_TIMEOUT_SECONDS", in: 1...3600) { configuration.requestTimeoutSeconds = seconds }
         if let seconds = try integer("HSTS_MAX_AGE_SECONDS", in: 0...(2 * 365 * 86_400)) { configuration.hstsMaxAgeSeconds = seconds }

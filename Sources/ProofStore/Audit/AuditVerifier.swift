@@ -47,6 +47,14 @@ public struct AuditVerifier: Sendable {
         var count: Int64 = 0
         /// Recorded proofs found missing inside an archived period.
         var archived: Int64 = 0
+        /// An incremental run's starting heads: events at or below them are trusted, not walked.
+        var trustedThrough: [Int16: Int64] = [:]
+        /// Witnessed heads (seq > 0) the walk must pass, by seq, and those it passed with their hash.
+        var wanted: [Int64: Int16] = [:]
+        var passed: [Int64: AuditChainHead] = [:]
+        /// The newest witnessed checkpoint's heads, and the events after them (the unwitnessed window).
+        var witnessedThrough: [Int16: Int64]?
+        var unwitnessed: Int64 = 0
     }
 
     /// Verifies every chain, the heads recorded in `audit_chains`, then every stored signed
@@ -54,45 +62,93 @@ public struct AuditVerifier: Sendable {
     /// given) and every head it signs must still be in its chain with the same hash — a head
     /// beyond the chain's end means its tail was removed.
     public func verify(trustedPublicKeys: [Ed25519PublicKey] = []) async throws -> AuditVerification {
-        try await database.withTransaction(isolation: "REPEATABLE READ, READ ONLY", retryingStalePlans: true) { session in
+        try await verify(trustedPublicKeys: trustedPublicKeys, witnessed: [], incremental: false).result
+    }
+
+    /// ``verify(trustedPublicKeys:)`` that also checks checkpoints read back from witnesses
+    /// (AuditVerifier+Witnesses.swift): each must be signed by a trusted key, every head it signs
+    /// must be in the recomputed chain, and it must still be in `audit_checkpoints`. With
+    /// `incremental`, the newest witnessed (version 2) checkpoint is trusted for everything up to
+    /// its heads, once they are found in the database: only later events are walked.
+    public func verify(trustedPublicKeys: [Ed25519PublicKey], witnessed: [WitnessedCheckpoint], incremental: Bool,
+                       now: @Sendable () -> Double = { Date().timeIntervalSince1970 }) async throws -> AuditVerificationReport {
+        if let failure = Self.checkSignatures(of: witnessed, trusted: trustedPublicKeys) { return AuditVerificationReport(result: .broken(failure)) }
+        let ordered = witnessed.sorted { $0.checkpoint.signedAtMicros < $1.checkpoint.signedAtMicros }
+        let start = incremental ? ordered.last(where: { $0.checkpoint.version == 2 }) : nil
+        let considered = start.map { start in ordered.filter { $0.checkpoint.signedAtMicros >= start.checkpoint.signedAtMicros } } ?? ordered
+        return try await database.withTransaction(isolation: "REPEATABLE READ, READ ONLY", retryingStalePlans: true) { session in
+            func broken(_ failure: AuditBreak) -> AuditVerificationReport {
+                AuditVerificationReport(result: .broken(failure), witnessedChecked: considered.count, startedAfter: start?.name)
+            }
             let recorded = try await AuditCheckpointStore.heads(in: session)
             var walk = Walk(heads: Dictionary(uniqueKeysWithValues: recorded.map { ($0.chain, AuditChainHead.empty($0.chain)) }))
-            var after: (Int64, AuditTimestamp) = (0, AuditTimestamp(micros: 0))  // every seq is >= 1
-            while true {
-                let events = try await AuditLog.page(after: after, limit: pageSize, in: session)
-                guard let last = events.last else { break }
-                after = (last.seq, AuditTimestamp(micros: last.occurredAtMicros))
-                let proofs = try await proofDigests(for: events, in: session)
-                let deliveries = try await deliveryDigests(for: events, in: session)
-                for event in events {
-                    if let failure = check(event, walk: &walk, digests: proofs.digests, archived: proofs.archived, deliveries: deliveries) {
-                        return .broken(failure)
-                    }
+            if let start, let failure = try await begin(at: start, walk: &walk, in: session) { return broken(failure) }
+            for checkpoint in considered {
+                for head in checkpoint.checkpoint.anchoredHeads where head.seq > (walk.trustedThrough[head.chain] ?? 0) {
+                    walk.wanted[head.seq] = head.chain
                 }
             }
+            if let newest = ordered.last {
+                walk.witnessedThrough = Dictionary(newest.checkpoint.anchoredHeads.map { ($0.chain, $0.seq) }, uniquingKeysWith: max)
+            }
+            if let failure = try await walkEvents(&walk, in: session) { return broken(failure) }
             for head in recorded {
                 let walked = walk.heads[head.chain] ?? .empty(head.chain)
                 if walked != head {
-                    return .broken(AuditBreak(seq: walked.seq, kind: .headMismatch, expected: "\(walked.seq) \(walked.hash.hexString)",
-                                              found: "\(head.seq) \(head.hash.hexString)", subject: "chain:\(head.chain)", chain: head.chain))
+                    return broken(AuditBreak(seq: walked.seq, kind: .headMismatch, expected: "\(walked.seq) \(walked.hash.hexString)",
+                                             found: "\(head.seq) \(head.hash.hexString)", subject: "chain:\(head.chain)", chain: head.chain))
                 }
             }
-            if let failure = try await checkCheckpoints(walk: walk, trusted: trustedPublicKeys, in: session) {
-                return .broken(failure)
+            if let failure = try await checkWitnessed(considered, walk: walk, in: session) { return broken(failure) }
+            let since = start.map { (micros: $0.checkpoint.signedAtMicros, seq: Self.lowerBound(walk.trustedThrough)) } ?? (0, 0)
+            if let failure = try await checkCheckpoints(walk: walk, trusted: trustedPublicKeys, signedFrom: since.micros, in: session) {
+                return broken(failure)
             }
-            if let failure = try await checkEveryProofHasOneEvent(in: session) {
-                return .broken(failure)
+            if let failure = try await checkEveryProofHasOneEvent(in: session, since: since) { return broken(failure) }
+            let window = ordered.last.map { newest in
+                AuditVerificationReport.UnwitnessedWindow(
+                    since: newest.name, signedAtMicros: newest.checkpoint.signedAtMicros, events: walk.unwitnessed,
+                    seconds: max(0, now() - Double(newest.checkpoint.signedAtMicros) / 1_000_000))
             }
-            return .ok(count: walk.count, heads: recorded, archivedProofs: walk.archived)
+            return AuditVerificationReport(result: .ok(count: walk.count, heads: recorded, archivedProofs: walk.archived),
+                                           witnessedChecked: considered.count, startedAfter: start?.name, window: window)
         }
     }
 
+    /// Walks the events after the walk's trusted heads (all of them in a full run), page by page.
+    func walkEvents(_ walk: inout Walk, in session: PostgresSession) async throws -> AuditBreak? {
+        var after: (Int64, AuditTimestamp) = (Self.lowerBound(walk.trustedThrough), AuditTimestamp(micros: 0))  // events at the bound itself are trusted heads
+        while true {
+            let events = try await AuditLog.page(after: after, limit: pageSize, in: session)
+            guard let last = events.last else { return nil }
+            after = (last.seq, AuditTimestamp(micros: last.occurredAtMicros))
+            let fresh = walk.trustedThrough.isEmpty ? events : events.filter { $0.seq > (walk.trustedThrough[$0.chain] ?? 0) }
+            let proofs = try await proofDigests(for: fresh, in: session)
+            let deliveries = try await deliveryDigests(for: fresh, in: session)
+            for event in fresh {
+                if let failure = check(event, walk: &walk, digests: proofs.digests, archived: proofs.archived, deliveries: deliveries) {
+                    return failure
+                }
+                if walk.wanted[event.seq] != nil { walk.passed[event.seq] = AuditChainHead(chain: event.chain, seq: event.seq, hash: event.hash) }
+                if let through = walk.witnessedThrough, event.seq > (through[event.chain] ?? 0) { walk.unwitnessed += 1 }
+            }
+        }
+    }
+
+    /// The highest seq below which an incremental walk finds nothing to check: every chain's
+    /// later events have a seq above its trusted head, so above the lowest of them.
+    static func lowerBound(_ trustedThrough: [Int16: Int64]) -> Int64 {
+        trustedThrough.values.min() ?? 0
+    }
+
     /// Checks the stored checkpoints (in pages, oldest first) against the chains just verified.
-    func checkCheckpoints(walk: Walk, trusted: [Ed25519PublicKey], in session: PostgresSession) async throws -> AuditBreak? {
+    /// An incremental run passes `signedFrom`: only checkpoints signed from then on.
+    func checkCheckpoints(walk: Walk, trusted: [Ed25519PublicKey], signedFrom: Int64 = 0, in session: PostgresSession) async throws -> AuditBreak? {
         var lastID: Int64 = 0
         while true {
             let rows = try await session.query("""
-                SELECT id, \(unescaped: AuditCheckpointStore.columns) FROM audit_checkpoints WHERE id > \(lastID)
+                SELECT id, \(unescaped: AuditCheckpointStore.columns) FROM audit_checkpoints
+                WHERE id > \(lastID) AND signed_at >= \(AuditTimestamp(micros: signedFrom))
                 ORDER BY id LIMIT \(pageSize)
                 """).rows
             guard let lastRow = rows.last else { return nil }
