@@ -40,7 +40,7 @@ public struct CountersignServices: Sendable {
         self.idempotency = IdempotencyRepository(database: database)
         self.audit = AuditLog(database: database)
         self.auditReads = AuditLog(database: reads)
-        self.auditVerifier = AuditVerifier(database: reads)
+        self.auditVerifier = AuditVerifier(database: reads, hashing: VerificationHashing.offloaded(slices: 1))
         self.checkpointKeys = checkpointKeys
         self.registration = DeliveryRegistration(deliveries: deliveries)
         let proofs = ProofRepository(database: database)

@@ -28,11 +28,21 @@ public struct AuditVerifier: Sendable {
     /// Proofs (body + PNG) read per round trip.
     public var proofBatchSize: Int
 
+    /// Recomputes the hashes of a page of events (``AuditEvent/recomputedHash``, in order): the
+    /// CPU-heavy half of the walk. The default hashes inline; ProofService passes one that spreads
+    /// a page over the cores on threads that may block (`AuditVerifier.parallel`), so the walk
+    /// hashes one page while the next is read.
+    public typealias Hashing = @Sendable (_ events: [AuditEvent]) async throws -> [[UInt8]]
+
+    let hashing: Hashing
+
     /// Creates a verifier over `database`.
-    public init(database: PostgresClient, pageSize: Int = 1_000, proofBatchSize: Int = 50) {
+    public init(database: PostgresClient, pageSize: Int = 1_000, proofBatchSize: Int = 50,
+                hashing: @escaping Hashing = { events in events.map(\.recomputedHash) }) {
         self.database = database
         self.pageSize = pageSize
         self.proofBatchSize = proofBatchSize
+        self.hashing = hashing
     }
 
     /// The running state of the walk.
@@ -115,24 +125,30 @@ public struct AuditVerifier: Sendable {
         }
     }
 
-    /// Walks the events after the walk's trusted heads (all of them in a full run), page by page.
+    /// Walks the events after the walk's trusted heads (all of them in a full run), page by page:
+    /// while one page's hashes are recomputed (``hashing``), the next page is read.
     func walkEvents(_ walk: inout Walk, in session: PostgresSession) async throws -> AuditBreak? {
-        var after: (Int64, AuditTimestamp) = (Self.lowerBound(walk.trustedThrough), AuditTimestamp(micros: 0))  // events at the bound itself are trusted heads
-        while true {
-            let events = try await AuditLog.page(after: after, limit: pageSize, in: session)
-            guard let last = events.last else { return nil }
-            after = (last.seq, AuditTimestamp(micros: last.occurredAtMicros))
-            let fresh = walk.trustedThrough.isEmpty ? events : events.filter { $0.seq > (walk.trustedThrough[$0.chain] ?? 0) }
+        var events = try await AuditLog.page(after: (Self.lowerBound(walk.trustedThrough), AuditTimestamp(micros: 0)), limit: pageSize,
+                                             in: session)  // events at the bound itself are trusted heads
+        while let last = events.last {
+            let trusted = walk.trustedThrough
+            let fresh = trusted.isEmpty ? events : events.filter { $0.seq > (trusted[$0.chain] ?? 0) }
+            async let hashes = hashing(fresh)
+            let next = try await AuditLog.page(after: (last.seq, AuditTimestamp(micros: last.occurredAtMicros)), limit: pageSize, in: session)
             let proofs = try await proofDigests(for: fresh, in: session)
             let deliveries = try await deliveryDigests(for: fresh, in: session)
-            for event in fresh {
-                if let failure = check(event, walk: &walk, digests: proofs.digests, archived: proofs.archived, deliveries: deliveries) {
+            let recomputed = try await hashes
+            for (index, event) in fresh.enumerated() {
+                if let failure = check(event, walk: &walk, digests: proofs.digests, archived: proofs.archived, deliveries: deliveries,
+                                       recomputed: recomputed.count == fresh.count ? recomputed[index] : nil) {
                     return failure
                 }
                 if walk.wanted[event.seq] != nil { walk.passed[event.seq] = AuditChainHead(chain: event.chain, seq: event.seq, hash: event.hash) }
                 if let through = walk.witnessedThrough, event.seq > (through[event.chain] ?? 0) { walk.unwitnessed += 1 }
             }
+            events = next
         }
+        return nil
     }
 
     /// The highest seq below which an incremental walk finds nothing to check: every chain's
@@ -204,7 +220,7 @@ public struct AuditVerifier: Sendable {
 
     /// Checks one event against the walk so far and, when it holds, advances the walk.
     func check(_ event: AuditEvent, walk: inout Walk, digests: [UUID: ProofDigests], archived: Set<UUID> = [],
-               deliveries: [UUID: [UInt8]] = [:]) -> AuditBreak? {
+               deliveries: [UUID: [UInt8]] = [:], recomputed precomputed: [UInt8]? = nil) -> AuditBreak? {
         func failure(_ kind: AuditBreak.Kind, _ expected: String, _ found: String, seq: Int64? = nil) -> AuditBreak {
             AuditBreak(seq: seq ?? event.seq, kind: kind, expected: expected, found: found, subject: event.subject, chain: event.chain)
         }
@@ -225,7 +241,7 @@ public struct AuditVerifier: Sendable {
         case .v2:
             if event.chain == 0 { walk.legacyOpen = false }
         }
-        let recomputed = event.recomputedHash
+        let recomputed = precomputed ?? event.recomputedHash
         if recomputed != event.hash {
             return failure(.hashMismatch, recomputed.hexString, event.hash.hexString)
         }
