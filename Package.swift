@@ -26,6 +26,8 @@ let package = Package(
         // /metrics: swift-metrics' API with the Prometheus exposition (both small; swift-metrics already comes with Hummingbird).
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // Checkpoint witnesses over HTTP and the RFC 3161 timestamp authority (already built for HummingbirdTesting).
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // MARK: Signature engine (pure Swift, no I/O)
@@ -113,6 +115,8 @@ let package = Package(
                 "ProofStore", "Postgres", "SignatureKit", "SignatureRender", "Archive", "Cryptography",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict

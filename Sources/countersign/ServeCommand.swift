@@ -104,10 +104,14 @@ struct ServeCommand: AsyncParsableCommand {
         if configuration.checkpointIntervalSeconds > 0 {
             let publisher = CheckpointPublisher(
                 store: AuditCheckpointStore(database: database, key: try checkpointKeys.key()), receipts: WitnessReceiptStore(database: database),
-                directory: configuration.checkpointWitnessDirectory.map(WitnessDirectory.init(path:)))
+                directory: configuration.checkpointWitnessDirectory.map(WitnessDirectory.init(path:)),
+                receivers: configuration.checkpointWitnessURLs.map { HTTPWitness(url: $0) },
+                timestampAuthority: configuration.checkpointTSAURL.map { HTTPWitness(url: $0) })
             background.append(ScheduledCheckpointService(publisher: publisher, interval: .seconds(configuration.checkpointIntervalSeconds)))
             logger.info("scheduled checkpoints", metadata: ["interval_seconds": "\(configuration.checkpointIntervalSeconds)",
-                                                           "witness_dir": "\(configuration.checkpointWitnessDirectory ?? "none")"])
+                                                           "witness_dir": "\(configuration.checkpointWitnessDirectory ?? "none")",
+                                                           "witness_urls": "\(configuration.checkpointWitnessURLs.count)",
+                                                           "tsa": "\(configuration.checkpointTSAURL ?? "none")"])
         }
         let app = CountersignApplication.make(configuration: configuration, database: database, logger: logger, metrics: metrics,
                                               checkpointKeys: checkpointKeys, readDatabase: readDatabase, services: background)

@@ -23,6 +23,7 @@ struct VerifyCommand: AsyncParsableCommand {
             the bundle or the checkpoints carry, which proves integrity but not who signed.
             --checkpoints DIR (with --database): also check every checkpoint in the witness directory DIR (CHECKPOINT_WITNESS_DIR):
             signed by a trusted key, its heads in the recomputed chains, still in the database; reports the unwitnessed window.
+            --tsa-ca CA.pem (with --checkpoints): every RFC 3161 token (FILE.tsr beside FILE.json) must verify with openssl ts -verify.
             --from-checkpoint (with --checkpoints): trust history up to the newest witnessed checkpoint (once its heads are found)
             and walk only the events after it, so a daily run costs the day's events; run without it now and then.
             """
@@ -38,6 +39,8 @@ struct VerifyCommand: AsyncParsableCommand {
     var trustEmbeddedKey = false
     @Option(name: .customLong("checkpoints"), help: "A witness directory: check the database against every checkpoint in it.")
     var checkpointsDirectory: String?
+    @Option(name: .customLong("tsa-ca"), help: "With --checkpoints: the TSA's CA certificate (PEM); every RFC 3161 token beside a witness file must verify.")
+    var tsaCA: String?
     @Flag(name: .customLong("from-checkpoint"), help: "With --checkpoints: walk only the events after the newest witnessed checkpoint.")
     var fromCheckpoint = false
     @Flag(help: "Print the result as JSON.") var json = false
@@ -47,6 +50,7 @@ struct VerifyCommand: AsyncParsableCommand {
         if database == (bundle != nil) { throw ValidationError("say what to verify: --database, or an export bundle FILE.zip") }
         if checkpointsDirectory != nil, !database { throw ValidationError("--checkpoints goes with --database") }
         if fromCheckpoint, checkpointsDirectory == nil { throw ValidationError("--from-checkpoint needs --checkpoints DIR") }
+        if tsaCA != nil, checkpointsDirectory == nil { throw ValidationError("--tsa-ca needs --checkpoints DIR") }
     }
 
     func run() async throws {
@@ -65,9 +69,19 @@ struct VerifyCommand: AsyncParsableCommand {
         if checkpointsDirectory != nil, witnessed.isEmpty {
             FileHandle.standardError.write(Data("countersign verify: no witnessed checkpoint in \(checkpointsDirectory ?? "")\n".utf8))
         }
+        var timestamped: Int?
+        if let tsaCA, let checkpointsDirectory {
+            let checked = await Self.checkTimestamps(witnessed, in: checkpointsDirectory, verifier: TimestampVerifier(caFile: tsaCA))
+            timestamped = checked.verified
+            if let failure = checked.failure {
+                let report = AuditVerificationReport(result: .broken(failure), witnessedChecked: witnessed.count)
+                print(json ? try Self.json(report, witnesses: true) : Self.describe(report.result))
+                throw ExitCode(1)
+            }
+        }
         let environment = try ServiceConfiguration.fromEnvironment()
         let client = PostgresClient(configuration: PostgresConfiguration(url: databaseURL ?? environment.databaseURL, poolSize: 1))
-        let report: AuditVerificationReport
+        var report: AuditVerificationReport
         do {
             let verifier = AuditVerifier(database: client, pageSize: Self.pageSize, hashing: VerificationHashing.offloaded(slices: CPUWorkPool.cores))
             report = try await verifier.verify(trustedPublicKeys: trusted.keys, witnessed: witnessed,
@@ -77,6 +91,7 @@ struct VerifyCommand: AsyncParsableCommand {
             await client.shutdown()
             throw error
         }
+        report.timestamped = timestamped
         let withWitnesses = checkpointsDirectory != nil
         print(json ? try Self.json(report, witnesses: withWitnesses) : Self.describe(report.result) + (withWitnesses ? "\n" + Self.describeWitnesses(report) : ""))
         if trusted.isEmpty {
@@ -160,11 +175,31 @@ struct VerifyCommand: AsyncParsableCommand {
         }
     }
 
+    /// Verifies the token beside each witness file that has one; the count verified, or the first failure.
+    static func checkTimestamps(_ witnessed: [WitnessedCheckpoint], in directory: String,
+                                verifier: TimestampVerifier) async -> (verified: Int, failure: AuditBreak?) {
+        var verified = 0
+        for entry in witnessed {
+            let token = directory + "/" + WitnessFile.tokenName(for: entry.name)
+            guard FileManager.default.fileExists(atPath: token) else { continue }
+            do {
+                try await verifier.verify(data: directory + "/" + entry.name, token: token)
+                verified += 1
+            } catch {
+                return (verified, AuditBreak(seq: entry.checkpoint.seq, kind: .witnessTimestampInvalid,
+                                             expected: "an RFC 3161 token over the file's SHA-256 under \(verifier.caFile)",
+                                             found: "\(error)", subject: "witness:\(entry.name)"))
+            }
+        }
+        return (verified, nil)
+    }
+
     /// The witnesses' line: how many were checked, where an incremental run started, and the
     /// unwitnessed window (what no witness vouches for yet).
     static func describeWitnesses(_ report: AuditVerificationReport) -> String {
         var line = "witnessed checkpoints: \(report.witnessedChecked) checked"
         if let start = report.startedAfter { line += "; walked only the events after \(start)" }
+        if let timestamped = report.timestamped { line += "; \(timestamped) with a verified RFC 3161 token" }
         if let window = report.window {
             line += "; unwitnessed window: \(window.events) events, \(Int(window.seconds.rounded())) s since \(window.since)"
         } else {

@@ -50,6 +50,12 @@ public struct ServiceConfiguration: Sendable {
     /// The append-only directory every scheduled checkpoint is written to (`CHECKPOINT_WITNESS_DIR`,
     /// optional; docs/audit.md, "Witnessed checkpoints").
     public var checkpointWitnessDirectory: String?
+    /// HTTP receivers each scheduled checkpoint's JSON is POSTed to (`CHECKPOINT_WITNESS_URLS`,
+    /// comma-separated http(s) URLs; optional).
+    public var checkpointWitnessURLs: [String] = []
+    /// An RFC 3161 timestamp authority stamping each scheduled checkpoint (`CHECKPOINT_TSA_URL`,
+    /// optional; needs `CHECKPOINT_WITNESS_DIR`, where the token is kept beside the checkpoint).
+    public var checkpointTSAURL: String?
     /// The `/v1` API's tunables (`GEOFENCE_RADIUS_M`, `AUTH_CACHE_SECONDS`, `RATE_LIMIT_*`, `PNG_CACHE_MB`).
     public var policy = APIPolicy()
 
@@ -119,6 +125,22 @@ public struct ServiceConfiguration: Sendable {
         if let generate = try boolean("CHECKPOINT_KEY_GENERATE") { configuration.generateCheckpointKey = generate }
         if let seconds = try integer("CHECKPOINT_INTERVAL_SECONDS", in: 0...86_400) { configuration.checkpointIntervalSeconds = seconds }
         if let directory = value("CHECKPOINT_WITNESS_DIR") { configuration.checkpointWitnessDirectory = directory }
+        func url(_ name: String, _ raw: String) throws -> String {
+            let text = raw.trimmingCharacters(in: .whitespaces)
+            guard let parsed = URL(string: text), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host != nil else {
+                throw ConfigurationError(variable: name, value: raw, expected: "http:// or https:// URLs")
+            }
+            return text
+        }
+        if let list = value("CHECKPOINT_WITNESS_URLS") {
+            configuration.checkpointWitnessURLs = try list.split(separator: ",").map { try url("CHECKPOINT_WITNESS_URLS", String($0)) }
+        }
+        if let tsa = value("CHECKPOINT_TSA_URL") {
+            configuration.checkpointTSAURL = try url("CHECKPOINT_TSA_URL", tsa)
+            if configuration.checkpointWitnessDirectory == nil {
+                throw ConfigurationError(variable: "CHECKPOINT_TSA_URL", value: tsa, expected: "CHECKPOINT_WITNESS_DIR set too (tokens are kept there)")
+            }
+        }
         if let seconds = try integer("IDLE_TIMEOUT_SECONDS", in: 1...3600) { configuration.idleTimeoutSeconds = seconds }
         if let seconds = try integer("REQUEST_TIMEOUT_SECONDS", in: 1...3600) { configuration.requestTimeoutSeconds = seconds }
         if let seconds = try integer("HSTS_MAX_AGE_SECONDS", in: 0...(2 * 365 * 86_400)) { configuration.hstsMaxAgeSeconds = seconds }

@@ -4,7 +4,7 @@ import ProofStore
 /// `{"status":"ok","count":N,"chains":[{"chain":0,"head_seq":S,"head_hash":"…"},…],"archived_proofs":A}` or
 /// `{"status":"broken","seq":S,"chain":C,"kind":"…","expected":"…","found":"…","subject":"…","proof_id":"…"}`.
 /// With witnessed checkpoints (`verify --checkpoints`), also `"witnesses":{"checked":N,"started_after":"<file>",
-/// "unwitnessed":{"since":"<file>","signed_at_us":T,"events":E,"seconds":S}}`.
+/// "timestamped":N,"unwitnessed":{"since":"<file>","signed_at_us":T,"events":E,"seconds":S}}` (`timestamped` with `--tsa-ca`).
 public struct AuditVerificationResource: Encodable, Sendable {
     /// The verification it describes.
     public var verification: AuditVerification
@@ -24,7 +24,7 @@ public struct AuditVerificationResource: Encodable, Sendable {
     }
 
     enum WitnessKeys: String, CodingKey {
-        case checked, unwitnessed
+        case checked, unwitnessed, timestamped
         case startedAfter = "started_after"
     }
 
@@ -61,6 +61,7 @@ public struct AuditVerificationResource: Encodable, Sendable {
             var w = c.nestedContainer(keyedBy: WitnessKeys.self, forKey: .witnesses)
             try w.encode(witnesses.witnessedChecked, forKey: .checked)
             try w.encodeIfPresent(witnesses.startedAfter, forKey: .startedAfter)
+            try w.encodeIfPresent(witnesses.timestamped, forKey: .timestamped)
             if let window = witnesses.window {
                 var u = w.nestedContainer(keyedBy: WindowKeys.self, forKey: .unwitnessed)
                 try u.encode(window.since, forKey: .since)

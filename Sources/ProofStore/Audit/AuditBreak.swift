@@ -49,6 +49,9 @@ public struct AuditBreak: Sendable, Equatable {
         case witnessHeadMissing = "witness_head_missing"
         /// A witnessed checkpoint is no longer in `audit_checkpoints` (deleted from the database).
         case witnessCheckpointMissing = "witness_checkpoint_missing"
+        /// The RFC 3161 token beside a witnessed checkpoint does not verify (not signed under the
+        /// TSA's CA, or not over the checkpoint file's exact bytes).
+        case witnessTimestampInvalid = "witness_timestamp_invalid"
     }
 
     /// The sequence number at which the chain breaks (the missing one for a gap).

@@ -22,6 +22,8 @@ public struct AuditVerificationReport: Sendable, Equatable {
     public var startedAfter: String?
     /// `nil` when no witnessed checkpoint was given.
     public var window: UnwitnessedWindow?
+    /// Witnessed checkpoints whose RFC 3161 token verified (`nil`: tokens were not checked).
+    public var timestamped: Int?
 
     public init(result: AuditVerification, witnessedChecked: Int = 0, startedAfter: String? = nil, window: UnwitnessedWindow? = nil) {
         self.result = result

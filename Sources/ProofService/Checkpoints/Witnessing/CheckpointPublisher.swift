@@ -10,18 +10,24 @@ public final class CheckpointPublisher: Sendable {
     let store: AuditCheckpointStore
     let receipts: WitnessReceiptStore
     let directory: WitnessDirectory?
+    let receivers: [HTTPWitness]
+    let timestampAuthority: HTTPWitness?
     let logger: Logger
     /// Checkpoints not yet taken by every witness, oldest first, with the witnesses still owed.
     private let pending = Mutex<[(StoredCheckpoint, Set<String>)]>([])
     /// Pending checkpoints kept at most (the oldest are dropped, and logged, past it).
     static let pendingLimit = 1_000
 
-    /// Publishes checkpoints signed by `store` to `directory` (when given).
-    public init(store: AuditCheckpointStore, receipts: WitnessReceiptStore, directory: WitnessDirectory?,
-                logger: Logger = Logger(label: "countersign.checkpoints")) {
+    /// Publishes checkpoints signed by `store` to `directory`, each of `receivers` (HTTP POST of
+    /// the file's bytes) and, with a directory, to `timestampAuthority` (its token is written
+    /// beside the file).
+    public init(store: AuditCheckpointStore, receipts: WitnessReceiptStore, directory: WitnessDirectory?, receivers: [HTTPWitness] = [],
+                timestampAuthority: HTTPWitness? = nil, logger: Logger = Logger(label: "countersign.checkpoints")) {
         self.store = store
         self.receipts = receipts
         self.directory = directory
+        self.receivers = receivers
+        self.timestampAuthority = directory == nil ? nil : timestampAuthority
         self.logger = logger
     }
 
@@ -43,7 +49,10 @@ public final class CheckpointPublisher: Sendable {
 
     /// The names of the configured witnesses.
     var witnessNames: Set<String> {
-        directory == nil ? [] : ["directory"]
+        var names = Set(receivers.map { "http " + $0.url })
+        if directory != nil { names.insert("directory") }
+        if timestampAuthority != nil { names.insert("tsa") }
+        return names
     }
 
     /// Offers `stored` to `witnesses`; those that fail stay pending.
@@ -69,10 +78,45 @@ public final class CheckpointPublisher: Sendable {
                              metadata: ["id": "\(stored.id)", "directory": "\(directory.path)", "error": "\(error)"])
             }
         }
+        if witnesses.contains("tsa"), let timestampAuthority, let directory, !owed.contains("directory") {
+            do {
+                try await timestamp(file, by: timestampAuthority, into: directory)
+                outcomes.append(WitnessReceipt(kind: .tsa, witness: timestampAuthority.url, succeeded: true))
+            } catch {
+                owed.insert("tsa")
+                outcomes.append(WitnessReceipt(kind: .tsa, witness: timestampAuthority.url, succeeded: false, detail: "\(error)"))
+                logger.error("timestamp authority did not stamp the checkpoint", metadata: ["id": "\(stored.id)", "error": "\(error)"])
+            }
+        } else if witnesses.contains("tsa") {
+            owed.insert("tsa")
+        }
+        for receiver in receivers where witnesses.contains("http " + receiver.url) {
+            do {
+                _ = try await receiver.post(file.bytes, contentType: "application/json", headers: [("Countersign-Checkpoint", file.name)])
+                outcomes.append(WitnessReceipt(kind: .http, witness: receiver.url, succeeded: true))
+            } catch {
+                owed.insert("http " + receiver.url)
+                outcomes.append(WitnessReceipt(kind: .http, witness: receiver.url, succeeded: false, detail: "\(error)"))
+                logger.error("HTTP witness did not take the checkpoint", metadata: ["id": "\(stored.id)", "url": "\(receiver.url)", "error": "\(error)"])
+            }
+        }
         do { try await receipts.record(outcomes, checkpointID: stored.id) } catch {
             logger.warning("witness receipts not recorded", metadata: ["id": "\(stored.id)", "error": "\(error)"])
         }
         if !owed.isEmpty { keepPending(stored, owed) }
+    }
+
+    /// Asks the TSA for a token over the file's exact bytes, checks it names them, and writes it
+    /// beside the file (an existing token is kept: a retry after a crash changes nothing).
+    func timestamp(_ file: WitnessFile, by authority: HTTPWitness, into directory: WitnessDirectory) async throws {
+        let request = TimestampRequest(for: file.bytes)
+        let reply = try await authority.post(request.der, contentType: "application/timestamp-query")
+        try request.accepts(reply).get()
+        do {
+            try await directory.write(reply, as: WitnessFile.tokenName(for: file.name))
+        } catch WitnessError.alreadyWitnessed {
+            return
+        }
     }
 
     func keepPending(_ stored: StoredCheckpoint, _ owed: Set<String>) {
