@@ -42,7 +42,7 @@ struct CheckpointListTests {
                 #expect(rest.count == 1 && rest[0]["witness_status"] as? String == "none")
                 #expect(second.json["next"] is NSNull || second.json["next"] == nil)
 
-                for bad in ["limit=0", "cursor=%%%", "limit=abc"] {
+                for bad in ["limit=0", "cursor=!!!", "limit=abc"] {
                     let refused = try await client.execute(uri: "/v1/audit/checkpoints?\(bad)", method: .get, headers: harness.headers(.auditor))
                     #expect(refused.status == .unprocessableContent, "\(bad)")
                 }

@@ -125,7 +125,7 @@ public struct ServiceConfiguration: Sendable {
         if let generate = try boolean("CHECKPOINT_KEY_GENERATE") { configuration.generateCheckpointKey = generate }
         if let seconds = try integer("CHECKPOINT_INTERVAL_SECONDS", in: 0...86_400) { configuration.checkpointIntervalSeconds = seconds }
         if let directory = value("CHECKPOINT_WITNESS_DIR") { configuration.checkpointWitnessDirectory = directory }
-        func url(_ name: String, _ raw: String) throws -> String {
+        func witnessURL(_ name: String, _ raw: String) throws -> String {
             let text = raw.trimmingCharacters(in: .whitespaces)
             guard let parsed = URL(string: text), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host != nil else {
                 throw ConfigurationError(variable: name, value: raw, expected: "http:// or https:// URLs")
@@ -133,10 +133,10 @@ public struct ServiceConfiguration: Sendable {
             return text
         }
         if let list = value("CHECKPOINT_WITNESS_URLS") {
-            configuration.checkpointWitnessURLs = try list.split(separator: ",").map { try url("CHECKPOINT_WITNESS_URLS", String($0)) }
+            configuration.checkpointWitnessURLs = try list.split(separator: ",").map { try witnessURL("CHECKPOINT_WITNESS_URLS", String($0)) }
         }
         if let tsa = value("CHECKPOINT_TSA_URL") {
-            configuration.checkpointTSAURL = try url("CHECKPOINT_TSA_URL", tsa)
+            configuration.checkpointTSAURL = try witnessURL("CHECKPOINT_TSA_URL", tsa)
             if configuration.checkpointWitnessDirectory == nil {
                 throw ConfigurationError(variable: "CHECKPOINT_TSA_URL", value: tsa, expected: "CHECKPOINT_WITNESS_DIR set too (tokens are kept there)")
             }

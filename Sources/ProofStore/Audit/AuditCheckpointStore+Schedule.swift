@@ -9,14 +9,15 @@ extension AuditCheckpointStore {
     public static let scheduleLockKey: Int64 = 0x4353_4348_4B50_5431
 
     /// Signs and stores a checkpoint of every chain's head unless another replica is signing one
-    /// right now (the advisory lock is taken) or no head moved since the newest stored checkpoint
-    /// signed by this key: then `nil`. The lock is held until the transaction ends, so two replicas
+    /// right now (the advisory lock is taken), there is no event yet, or no head moved since the
+    /// newest stored checkpoint signed by this key: then `nil`. The lock is held until the transaction ends, so two replicas
     /// waking together never both sign the same heads.
     public func signIfMoved() async throws -> StoredCheckpoint? {
         try await database.withTransaction(retryingStalePlans: true) { session -> StoredCheckpoint? in
             let locked = try await session.query("SELECT pg_try_advisory_xact_lock(\(Self.scheduleLockKey)) AS locked").first
             guard try locked?.decode(Bool.self, "locked") == true else { return nil }
             let heads = try await Self.heads(in: session)
+            if heads.allSatisfy({ $0.seq == 0 }) { return nil }  // no event yet: nothing to vouch for
             if let latest = try await Self.latest(in: session), latest.version == 2, latest.heads == heads,
                latest.publicKey == key.publicKey.rawRepresentation {
                 return nil

@@ -38,7 +38,7 @@ public struct AuditVerifier: Sendable {
 
     /// Creates a verifier over `database`.
     public init(database: PostgresClient, pageSize: Int = 1_000, proofBatchSize: Int = 50,
-                hashing: @escaping Hashing = { events in events.map(\.recomputedHash) }) {
+                hashing: @escaping Hashing = { events in events.map { $0.recomputedHash } }) {
         self.database = database
         self.pageSize = pageSize
         self.proofBatchSize = proofBatchSize

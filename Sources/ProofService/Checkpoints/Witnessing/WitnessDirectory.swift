@@ -34,7 +34,7 @@ public struct WitnessDirectory: Sendable {
     public func checkpointNames() throws(WitnessError) -> [String] {
         let names: [String]
         do { names = try FileManager.default.contentsOfDirectory(atPath: path) } catch {
-            throw .io(operation: "list", path: path, errno: ENOENT)
+            throw WitnessError.io(operation: "list", path: path, errno: ENOENT)
         }
         return names.filter(WitnessFile.isCheckpointName).sorted()
     }
@@ -48,27 +48,27 @@ public struct WitnessDirectory: Sendable {
     public func files() throws(WitnessError) -> [WitnessFile] {
         var files: [WitnessFile] = []
         for name in try checkpointNames() {
-            guard let bytes = read(name) else { throw .io(operation: "read", path: path + "/" + name, errno: EIO) }
+            guard let bytes = read(name) else { throw WitnessError.io(operation: "read", path: path + "/" + name, errno: EIO) }
             files.append(try WitnessFile(name: name, bytes: bytes))
         }
         return files
     }
 
     static func writeBlocking(_ bytes: [UInt8], as name: String, in directory: String) throws(WitnessError) {
-        guard !name.contains("/"), !name.hasPrefix(".") else { throw .malformed(file: name, reason: "not a plain file name") }
-        if mkdir(directory, 0o750) != 0, errno != EEXIST { throw .io(operation: "mkdir", path: directory, errno: errno) }
+        guard !name.contains("/"), !name.hasPrefix(".") else { throw WitnessError.malformed(file: name, reason: "not a plain file name") }
+        if mkdir(directory, 0o750) != 0, errno != EEXIST { throw WitnessError.io(operation: "mkdir", path: directory, errno: errno) }
         let final = directory + "/" + name
         let temporary = directory + "/.\(name).\(getpid()).\(UInt32.random(in: 0...UInt32.max)).tmp"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o440)
-        guard fd >= 0 else { throw .io(operation: "open", path: temporary, errno: errno) }
+        guard fd >= 0 else { throw WitnessError.io(operation: "open", path: temporary, errno: errno) }
         defer { unlink(temporary) }
         do {
             defer { close(fd) }
             try writeAll(bytes, to: fd, path: temporary)
-            guard fsync(fd) == 0 else { throw .io(operation: "fsync", path: temporary, errno: errno) }
+            guard fsync(fd) == 0 else { throw WitnessError.io(operation: "fsync", path: temporary, errno: errno) }
         }
         guard link(temporary, final) == 0 else {
-            throw errno == EEXIST ? .alreadyWitnessed(path: final) : .io(operation: "link", path: final, errno: errno)
+            throw errno == EEXIST ? WitnessError.alreadyWitnessed(path: final) : WitnessError.io(operation: "link", path: final, errno: errno)
         }
         try fsyncDirectory(directory)
     }
@@ -79,7 +79,7 @@ public struct WitnessDirectory: Sendable {
             let written = bytes[offset...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
             if written < 0 {
                 if errno == EINTR { continue }
-                throw .io(operation: "write", path: path, errno: errno)
+                throw WitnessError.io(operation: "write", path: path, errno: errno)
             }
             offset += written
         }
@@ -87,8 +87,8 @@ public struct WitnessDirectory: Sendable {
 
     static func fsyncDirectory(_ directory: String) throws(WitnessError) {
         let fd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard fd >= 0 else { throw .io(operation: "open", path: directory, errno: errno) }
+        guard fd >= 0 else { throw WitnessError.io(operation: "open", path: directory, errno: errno) }
         defer { close(fd) }
-        guard fsync(fd) == 0 else { throw .io(operation: "fsync", path: directory, errno: errno) }
+        guard fsync(fd) == 0 else { throw WitnessError.io(operation: "fsync", path: directory, errno: errno) }
     }
 }
