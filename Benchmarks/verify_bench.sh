@@ -53,11 +53,13 @@ echo "filled $n + $new events in $(echo "$(date +%s.%N) - $start" | bc) s"
 
 run() {  # run LABEL EVENTS BINARY ARGS...: one timed verify, its events/s
     local label="$1" events="$2" binary="$3"; shift 3
-    local t0 t1 out
+    local t0 t1 out cpu
     t0=$(date +%s.%N)
-    out="$("$binary" verify --database --database-url "$url" --public-key "$public" "$@" 2>&1)" || { echo "$label FAILED: $out"; return 1; }
+    out="$(/usr/bin/time -f 'CPU %U %S' "$binary" verify --database --database-url "$url" --public-key "$public" "$@" 2>&1)" \
+        || { echo "$label FAILED: $out"; return 1; }
     t1=$(date +%s.%N)
-    echo "$label: $(echo "$t1 - $t0" | bc) s, $(echo "$events / ($t1 - $t0)" | bc) events/s  [$(echo "$out" | head -n 1)]"
+    cpu="$(echo "$out" | sed -n 's/^CPU \([0-9.]*\) \([0-9.]*\)$/\1 + \2/p' | bc)"
+    echo "$label: $(echo "$t1 - $t0" | bc) s, $(echo "$events / ($t1 - $t0)" | bc) events/s, client CPU ${cpu} s  [$(echo "$out" | head -n 1)]"
 }
 total=$((n + new))
 for round in $(seq 1 "$rounds"); do
