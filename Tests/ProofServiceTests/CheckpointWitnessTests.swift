@@ -87,7 +87,7 @@ struct CheckpointWitnessTests {
             let parent = Self.temporaryDirectory()
             defer { try? FileManager.default.removeItem(atPath: parent) }
             // The witness directory's parent is a file for now: mkdir fails.
-            FileManager.default.createFile(atPath: parent, contents: Data())
+            _ = FileManager.default.createFile(atPath: parent, contents: Data())
             let receipts = WitnessReceiptStore(database: database)
             let publisher = CheckpointPublisher(store: AuditCheckpointStore(database: database, key: try Ed25519PrivateKey.generate()),
                                                 receipts: receipts, directory: WitnessDirectory(path: parent + "/witness"))

@@ -77,7 +77,7 @@ struct WitnessServerTests {
 
             // The token is over those bytes only: another file, or another CA, fails.
             let other = path + "/other.json"
-            FileManager.default.createFile(atPath: other, contents: Data(file.bytes + [0x20]))
+            _ = FileManager.default.createFile(atPath: other, contents: Data(file.bytes + [0x20]))
             await #expect(throws: WitnessError.self) { try await verifier.verify(data: other, token: token) }
             await #expect(throws: WitnessError.self) {
                 try await TimestampVerifier(caFile: "/etc/ssl/certs/ca-certificates.crt").verify(data: path + "/" + file.name, token: token)
@@ -85,7 +85,7 @@ struct WitnessServerTests {
 
             let receipts = try await WitnessReceiptStore(database: database).page(afterID: 0, limit: 5).items[0].receipts
             #expect(Set(receipts.map(\.kind)) == [.directory, .tsa, .http])
-            #expect(receipts.allSatisfy(\.succeeded), "\(receipts)")
+            #expect(receipts.allSatisfy { $0.succeeded }, "\(receipts)")
         }
     }
 
