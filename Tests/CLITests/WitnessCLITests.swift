@@ -86,8 +86,9 @@ struct WitnessCLITests {
 
         try await scratch.asSuperuser { admin in
             try await admin.withConnection { session in
-                for statement in ["ALTER TABLE audit_checkpoints DISABLE TRIGGER USER", "DELETE FROM audit_checkpoint_witnesses",
-                                  "DELETE FROM audit_checkpoints", "ALTER TABLE audit_checkpoints ENABLE TRIGGER USER"] {
+                for statement in ["ALTER TABLE audit_checkpoints DISABLE TRIGGER USER", "ALTER TABLE audit_checkpoint_witnesses DISABLE TRIGGER USER",
+                                  "DELETE FROM audit_checkpoint_witnesses", "DELETE FROM audit_checkpoints",
+                                  "ALTER TABLE audit_checkpoints ENABLE TRIGGER USER", "ALTER TABLE audit_checkpoint_witnesses ENABLE TRIGGER USER"] {
                     try await session.execute(statement)
                 }
             }
