@@ -110,7 +110,8 @@ public struct AuditVerifier: Sendable {
                 }
             }
             if let failure = try await checkWitnessed(considered, walk: walk, in: session) { return broken(failure) }
-            let since = start.map { (micros: $0.checkpoint.signedAtMicros, seq: Self.lowerBound(walk.trustedThrough)) } ?? (0, 0)
+            let trustedThrough = walk.trustedThrough
+            let since: (micros: Int64, seq: Int64) = start.map { ($0.checkpoint.signedAtMicros, Self.lowerBound(trustedThrough)) } ?? (0, 0)
             if let failure = try await checkCheckpoints(walk: walk, trusted: trustedPublicKeys, signedFrom: since.micros, in: session) {
                 return broken(failure)
             }
