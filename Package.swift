@@ -28,7 +28,8 @@ let package = Package(
         // /metrics: swift-metrics' API with the Prometheus exposition (both small; swift-metrics already comes with Hummingbird).
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
-        // Only the SDK transport benchmark's peer (already in the graph through HummingbirdTesting).
+        // The SDK transport benchmark's peer, checkpoint witnesses over HTTP and the RFC 3161 timestamp authority
+        // (already in the graph through HummingbirdTesting).
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
@@ -117,6 +118,8 @@ let package = Package(
                 "ProofStore", "Postgres", "SignatureKit", "SignatureRender", "Archive", "Cryptography",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
@@ -192,7 +195,7 @@ let package = Package(
         ),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "CLibPQ", "TestSupport"], swiftSettings: strict),
         .target(name: "TestSupport", dependencies: ["Postgres", "ProofStore"], path: "Tests/TestSupport", swiftSettings: strict),
-        .testTarget(name: "ProofServiceTests", dependencies: ["ProofService", "SignatureKit"], swiftSettings: strict),
+        .testTarget(name: "ProofServiceTests", dependencies: ["ProofService", "SignatureKit", "TestSupport"], swiftSettings: strict),
         // Runs the built `countersign` binary (key custody: export, verify, serve refusing to start).
         .testTarget(name: "CLITests", dependencies: ["Cryptography", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ProofStoreTests", dependencies: ["ProofStore", "Postgres", "TestSupport", "Cryptography"], swiftSettings: strict),

@@ -8,6 +8,7 @@ import Prometheus
 import ProofAPI
 import ProofService
 import ProofStore
+import ServiceLifecycle
 
 /// `countersign serve`: the HTTP service.
 struct ServeCommand: AsyncParsableCommand {
@@ -100,8 +101,22 @@ struct ServeCommand: AsyncParsableCommand {
         if readDatabase != nil { logger.info("delivery searches and audit listings read from DATABASE_READ_URL") }
         let maintenance = PartitionMaintenanceService(
             partitions, firstRunAfter: partitionsReady ? PartitionMaintenance.interval : PartitionMaintenance.retryInterval)
+        var background: [any Service] = [maintenance]
+        // Scheduled checkpoints, published to the witnesses (docs/audit.md, "Witnessed checkpoints").
+        if configuration.checkpointIntervalSeconds > 0 {
+            let publisher = CheckpointPublisher(
+                store: AuditCheckpointStore(database: database, key: try checkpointKeys.key()), receipts: WitnessReceiptStore(database: database),
+                directory: configuration.checkpointWitnessDirectory.map(WitnessDirectory.init(path:)),
+                receivers: configuration.checkpointWitnessURLs.map { HTTPWitness(url: $0) },
+                timestampAuthority: configuration.checkpointTSAURL.map { HTTPWitness(url: $0) })
+            background.append(ScheduledCheckpointService(publisher: publisher, interval: .seconds(configuration.checkpointIntervalSeconds)))
+            logger.info("scheduled checkpoints", metadata: ["interval_seconds": "\(configuration.checkpointIntervalSeconds)",
+                                                           "witness_dir": "\(configuration.checkpointWitnessDirectory ?? "none")",
+                                                           "witness_urls": "\(configuration.checkpointWitnessURLs.count)",
+                                                           "tsa": "\(configuration.checkpointTSAURL ?? "none")"])
+        }
         let app = CountersignApplication.make(configuration: configuration, database: database, logger: logger, metrics: metrics,
-                                              checkpointKeys: checkpointKeys, readDatabase: readDatabase, services: [maintenance])
+                                              checkpointKeys: checkpointKeys, readDatabase: readDatabase, services: background)
         logger.info("countersign listening", metadata: ["url": "http://\(configuration.host):\(configuration.port)"])
         try await app.runService()
     }

@@ -15,12 +15,17 @@ struct VerifyCommand: AsyncParsableCommand {
         commandName: "verify",
         abstract: "Verify the audit chain (--database) or an export bundle (FILE.zip); exit 0 valid, 1 invalid, 2 signer not pinned.",
         discussion: """
-            With --database, reads the chain from PostgreSQL in pages of 1,000 events (constant memory); every stored
+            With --database, reads the chain from PostgreSQL in pages of 5,000 events (constant memory), hashing on every core; every stored
             checkpoint must be signed by a trusted key. With FILE.zip, works offline; the bundle must be signed by a trusted key.
             Trusted keys (the public_key or key_id of GET /v1/audit/checkpoint, obtained separately; several for rotation):
             --public-key (repeatable), --trusted-keys FILE, and COUNTERSIGN_TRUSTED_KEYS (comma-separated hex), all together.
             Without any, verify refuses (exit 2) unless --trust-embedded-key: then the signatures are checked with the keys
             the bundle or the checkpoints carry, which proves integrity but not who signed.
+            --checkpoints DIR (with --database): also check every checkpoint in the witness directory DIR (CHECKPOINT_WITNESS_DIR):
+            signed by a trusted key, its heads in the recomputed chains, still in the database; reports the unwitnessed window.
+            --tsa-ca CA.pem (with --checkpoints): every RFC 3161 token (FILE.tsr beside FILE.json) must verify with openssl ts -verify.
+            --from-checkpoint (with --checkpoints): trust history up to the newest witnessed checkpoint (once its heads are found)
+            and walk only the events after it, so a daily run costs the day's events; run without it now and then.
             """
     )
 
@@ -32,11 +37,20 @@ struct VerifyCommand: AsyncParsableCommand {
     var trustedKeyFiles: [String] = []
     @Flag(help: "Pin nothing: check signatures with the keys the bundle or checkpoints carry (integrity only; says so loudly).")
     var trustEmbeddedKey = false
+    @Option(name: .customLong("checkpoints"), help: "A witness directory: check the database against every checkpoint in it.")
+    var checkpointsDirectory: String?
+    @Option(name: .customLong("tsa-ca"), help: "With --checkpoints: the TSA's CA certificate (PEM); every RFC 3161 token beside a witness file must verify.")
+    var tsaCA: String?
+    @Flag(name: .customLong("from-checkpoint"), help: "With --checkpoints: walk only the events after the newest witnessed checkpoint.")
+    var fromCheckpoint = false
     @Flag(help: "Print the result as JSON.") var json = false
     @Argument(help: "An export bundle (.zip) to verify offline.") var bundle: String?
 
     func validate() throws {
         if database == (bundle != nil) { throw ValidationError("say what to verify: --database, or an export bundle FILE.zip") }
+        if checkpointsDirectory != nil, !database { throw ValidationError("--checkpoints goes with --database") }
+        if fromCheckpoint, checkpointsDirectory == nil { throw ValidationError("--from-checkpoint needs --checkpoints DIR") }
+        if tsaCA != nil, checkpointsDirectory == nil { throw ValidationError("--tsa-ca needs --checkpoints DIR") }
     }
 
     func run() async throws {
@@ -45,23 +59,51 @@ struct VerifyCommand: AsyncParsableCommand {
             try verifyBundle(bundle, trusted: trusted)
             return
         }
+        let witnessed: [WitnessedCheckpoint]
+        do {
+            witnessed = try checkpointsDirectory.map { try WitnessDirectory(path: $0).files().map { WitnessedCheckpoint(name: $0.name, checkpoint: $0.checkpoint) } } ?? []
+        } catch {
+            print("witness directory unusable: \(error)")
+            throw ExitCode(1)
+        }
+        if checkpointsDirectory != nil, witnessed.isEmpty {
+            FileHandle.standardError.write(Data("countersign verify: no witnessed checkpoint in \(checkpointsDirectory ?? "")\n".utf8))
+        }
+        var timestamped: Int?
+        if let tsaCA, let checkpointsDirectory {
+            let checked = await Self.checkTimestamps(witnessed, in: checkpointsDirectory, verifier: TimestampVerifier(caFile: tsaCA))
+            timestamped = checked.verified
+            if let failure = checked.failure {
+                let report = AuditVerificationReport(result: .broken(failure), witnessedChecked: witnessed.count)
+                print(json ? try Self.json(report, witnesses: true) : Self.describe(report.result))
+                throw ExitCode(1)
+            }
+        }
         let environment = try ServiceConfiguration.fromEnvironment()
         let client = PostgresClient(configuration: PostgresConfiguration(url: databaseURL ?? environment.databaseURL, poolSize: 1))
-        let result: AuditVerification
+        var report: AuditVerificationReport
         do {
-            result = try await AuditVerifier(database: client).verify(trustedPublicKeys: trusted.keys)
+            let verifier = AuditVerifier(database: client, pageSize: Self.pageSize, hashing: VerificationHashing.offloaded(slices: CPUWorkPool.cores))
+            report = try await verifier.verify(trustedPublicKeys: trusted.keys, witnessed: witnessed,
+                                                                      incremental: fromCheckpoint)
             await client.shutdown()
         } catch {
             await client.shutdown()
             throw error
         }
-        print(json ? try Self.json(result) : Self.describe(result))
+        report.timestamped = timestamped
+        let withWitnesses = checkpointsDirectory != nil
+        print(json ? try Self.json(report, witnesses: withWitnesses) : Self.describe(report.result) + (withWitnesses ? "\n" + Self.describeWitnesses(report) : ""))
         if trusted.isEmpty {
             Self.warn("stored checkpoints were checked with the keys they carry, not against trusted keys: "
                       + "a checkpoint signed by anyone's key passed")
         }
-        if case .broken = result { throw ExitCode(1) }
+        if case .broken = report.result { throw ExitCode(1) }
     }
+
+    /// Events read per round trip: large enough that round trips are a small part of the time, small
+    /// enough to keep memory constant (a few MB per page, two pages at once).
+    static let pageSize = 5_000
 
     /// The keys of `--public-key`, `--trusted-keys` and COUNTERSIGN_TRUSTED_KEYS. None: exit 2 with one
     /// line saying how to pin, unless `--trust-embedded-key`.
@@ -139,10 +181,44 @@ struct VerifyCommand: AsyncParsableCommand {
         }
     }
 
-    static func json(_ result: AuditVerification) throws -> String {
+    /// Verifies the token beside each witness file that has one; the count verified, or the first failure.
+    static func checkTimestamps(_ witnessed: [WitnessedCheckpoint], in directory: String,
+                                verifier: TimestampVerifier) async -> (verified: Int, failure: AuditBreak?) {
+        var verified = 0
+        for entry in witnessed {
+            let token = directory + "/" + WitnessFile.tokenName(for: entry.name)
+            guard FileManager.default.fileExists(atPath: token) else { continue }
+            do {
+                try await verifier.verify(data: directory + "/" + entry.name, token: token)
+                verified += 1
+            } catch {
+                return (verified, AuditBreak(seq: entry.checkpoint.seq, kind: .witnessTimestampInvalid,
+                                             expected: "an RFC 3161 token over the file's SHA-256 under \(verifier.caFile)",
+                                             found: "\(error)", subject: "witness:\(entry.name)"))
+            }
+        }
+        return (verified, nil)
+    }
+
+    /// The witnesses' line: how many were checked, where an incremental run started, and the
+    /// unwitnessed window (what no witness vouches for yet).
+    static func describeWitnesses(_ report: AuditVerificationReport) -> String {
+        var line = "witnessed checkpoints: \(report.witnessedChecked) checked"
+        if let start = report.startedAfter { line += "; walked only the events after \(start)" }
+        if let timestamped = report.timestamped { line += "; \(timestamped) with a verified RFC 3161 token" }
+        if let window = report.window {
+            line += "; unwitnessed window: \(window.events) events, \(Int(window.seconds.rounded())) s since \(window.since)"
+        } else {
+            line += "; no witnessed checkpoint: every event is unwitnessed"
+        }
+        return line
+    }
+
+    static func json(_ report: AuditVerificationReport, witnesses: Bool) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return String(decoding: try encoder.encode(AuditVerificationResource(result)), as: UTF8.self)
+        let resource = witnesses ? AuditVerificationResource(report: report) : AuditVerificationResource(report.result)
+        return String(decoding: try encoder.encode(resource), as: UTF8.self)
     }
 }
 

@@ -75,6 +75,7 @@ struct AuthorizationMatrixTests {
         Route(method: .get, path: "/v1/audit/events", allowed: [.auditor, .admin], success: .ok),
         Route(method: .get, path: "/v1/audit/verify", allowed: [.auditor, .admin], success: .ok),
         Route(method: .get, path: "/v1/audit/checkpoint", allowed: [.auditor, .admin], success: .ok),
+        Route(method: .get, path: "/v1/audit/checkpoints", allowed: [.auditor, .admin], success: .ok),
         Route(method: .get, path: "/v1/exports/proofs", allowed: [.auditor, .admin], success: .ok),
         Route(method: .get, path: "/v1/exports/proofs?format=ndjson", allowed: [.auditor, .admin], success: .ok),
         Route(method: .get, path: "/v1/exports/proofs?format=csv&since=2020-01-01T00:00:00Z", allowed: [.auditor, .admin], success: .ok),

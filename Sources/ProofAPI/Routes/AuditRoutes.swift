@@ -4,7 +4,8 @@ import Postgres
 import ProofService
 import ProofStore
 
-/// `GET /v1/audit/events` (filtered, keyset-paged by seq) and `GET /v1/audit/verify`; auditor and admin only.
+/// `GET /v1/audit/events` (filtered, keyset-paged by seq), `GET /v1/audit/verify`, `GET /v1/audit/checkpoint` and
+/// `GET /v1/audit/checkpoints` (keyset-paged by id, with witness status); auditor and admin only.
 struct AuditRoutes: Sendable {
     let services: CountersignServices
     var policy: APIPolicy { services.policy }
@@ -17,6 +18,7 @@ struct AuditRoutes: Sendable {
         group.get("audit/events") { request, context in try await events(request, context) }
         group.get("audit/verify") { _, context in try await verify(context) }
         group.get("audit/checkpoint") { _, context in try await checkpoint(context) }
+        group.get("audit/checkpoints") { request, context in try await checkpoints(request, context) }
         ExportRoutes(services: services).register(on: group)
     }
 
@@ -55,6 +57,17 @@ struct AuditRoutes: Sendable {
         let key = try services.checkpointKeys.key(for: context)
         let checkpoint = try await services.checkpoints(signingWith: key).current()
         return try JSONResponse.make(.ok, CheckpointResource(checkpoint))
+    }
+
+    /// Stored checkpoints, oldest first, each with what its witnesses answered.
+    func checkpoints(_ request: Request, _ context: AppRequestContext) async throws -> Response {
+        _ = try context.require(.readAudit)
+        var query = PagedListQuery(request.uri.queryParameters, defaultLimit: policy.defaultPageSize, maxLimit: policy.maxPageSize)
+        query.readPage()
+        guard query.errors.isEmpty else { throw Problem.validation("The checkpoint query parameters are not valid.", errors: query.errors) }
+        let page = try await services.witnessReceipts.page(afterID: query.afterSeq ?? 0, limit: query.limit)
+        let (cursor, next) = query.nextPage(path: "/v1/audit/checkpoints", after: page.nextID)
+        return try JSONResponse.make(.ok, ListPage(items: page.items.map(WitnessedCheckpointResource.init), nextCursor: cursor, next: next))
     }
 
     func verify(_ context: AppRequestContext) async throws -> Response {

@@ -44,7 +44,7 @@ public struct CountersignServices: Sendable {
         self.idempotency = IdempotencyRepository(database: database)
         self.audit = AuditLog(database: database)
         self.auditReads = AuditLog(database: reads)
-        self.auditVerifier = AuditVerifier(database: reads)
+        self.auditVerifier = AuditVerifier(database: reads, hashing: VerificationHashing.offloaded(slices: 1))
         self.checkpointKeys = checkpointKeys
         self.registration = DeliveryRegistration(deliveries: deliveries)
         let lifecycle = LifecycleRepository(database: database)
@@ -62,6 +62,10 @@ public struct CountersignServices: Sendable {
     public func checkpoints(signingWith key: Ed25519PrivateKey) -> AuditCheckpointStore {
         AuditCheckpointStore(database: database, key: key)
     }
+
+    /// Witness receipts: recorded on the primary, listed from there too (a listing must show the
+    /// newest checkpoint's witnesses as soon as they answered).
+    public var witnessReceipts: WitnessReceiptStore { WitnessReceiptStore(database: database) }
 
     /// An exporter signing with `key` (on the primary: it must see every committed proof).
     public func exporter(signingWith key: Ed25519PrivateKey) -> ProofExporter {

@@ -50,6 +50,18 @@ public struct ServiceConfiguration: Sendable {
     /// missing (`CHECKPOINT_KEY_GENERATE=true` or `serve --generate-checkpoint-key`; default false:
     /// development only, `make run` sets it). Neither set: `serve` refuses to start.
     public var generateCheckpointKey: Bool
+    /// Seconds between scheduled checkpoints, signed only when a chain moved
+    /// (`CHECKPOINT_INTERVAL_SECONDS`, default 60; 0 turns the schedule off).
+    public var checkpointIntervalSeconds = 60
+    /// The append-only directory every scheduled checkpoint is written to (`CHECKPOINT_WITNESS_DIR`,
+    /// optional; docs/audit.md, "Witnessed checkpoints").
+    public var checkpointWitnessDirectory: String?
+    /// HTTP receivers each scheduled checkpoint's JSON is POSTed to (`CHECKPOINT_WITNESS_URLS`,
+    /// comma-separated http(s) URLs; optional).
+    public var checkpointWitnessURLs: [String] = []
+    /// An RFC 3161 timestamp authority stamping each scheduled checkpoint (`CHECKPOINT_TSA_URL`,
+    /// optional; needs `CHECKPOINT_WITNESS_DIR`, where the token is kept beside the checkpoint).
+    public var checkpointTSAURL: String?
     /// The `/v1` API's tunables (`GEOFENCE_RADIUS_M`, `AUTH_CACHE_SECONDS`, `RATE_LIMIT_*`, `PNG_CACHE_MB`).
     public var policy = APIPolicy()
 
@@ -118,6 +130,24 @@ public struct ServiceConfiguration: Sendable {
         if let directory = value("DATA_DIR") { configuration.dataDirectory = directory }
         if let file = value("CHECKPOINT_KEY_FILE") { configuration.checkpointKeyFile = file }
         if let generate = try boolean("CHECKPOINT_KEY_GENERATE") { configuration.generateCheckpointKey = generate }
+        if let seconds = try integer("CHECKPOINT_INTERVAL_SECONDS", in: 0...86_400) { configuration.checkpointIntervalSeconds = seconds }
+        if let directory = value("CHECKPOINT_WITNESS_DIR") { configuration.checkpointWitnessDirectory = directory }
+        func witnessURL(_ name: String, _ raw: String) throws -> String {
+            let text = raw.trimmingCharacters(in: .whitespaces)
+            guard let parsed = URL(string: text), ["http", "https"].contains(parsed.scheme?.lowercased() ?? ""), parsed.host != nil else {
+                throw ConfigurationError(variable: name, value: raw, expected: "http:// or https:// URLs")
+            }
+            return text
+        }
+        if let list = value("CHECKPOINT_WITNESS_URLS") {
+            configuration.checkpointWitnessURLs = try list.split(separator: ",").map { try witnessURL("CHECKPOINT_WITNESS_URLS", String($0)) }
+        }
+        if let tsa = value("CHECKPOINT_TSA_URL") {
+            configuration.checkpointTSAURL = try witnessURL("CHECKPOINT_TSA_URL", tsa)
+            if configuration.checkpointWitnessDirectory == nil {
+                throw ConfigurationError(variable: "CHECKPOINT_TSA_URL", value: tsa, expected: "CHECKPOINT_WITNESS_DIR set too (tokens are kept there)")
+            }
+        }
         if let seconds = try integer("IDLE_TIMEOUT_SECONDS", in: 1...3600) { configuration.idleTimeoutSeconds = seconds }
         if let seconds = try integer("REQUEST_TIMEOUT_SECONDS", in: 1...3600) { configuration.requestTimeoutSeconds = seconds }
         if let seconds = try integer("HSTS_MAX_AGE_SECONDS", in: 0...(2 * 365 * 86_400)) { configuration.hstsMaxAgeSeconds = seconds }

@@ -3,6 +3,8 @@ import ProofStore
 /// The JSON form of a verification of the audit chains:
 /// `{"status":"ok","count":N,"chains":[{"chain":0,"head_seq":S,"head_hash":"…"},…],"archived_proofs":A}` or
 /// `{"status":"broken","seq":S,"chain":C,"kind":"…","expected":"…","found":"…","subject":"…","proof_id":"…"}`.
+/// With witnessed checkpoints (`verify --checkpoints`), also `"witnesses":{"checked":N,"started_after":"<file>",
+/// "timestamped":N,"unwitnessed":{"since":"<file>","signed_at_us":T,"events":E,"seconds":S}}` (`timestamped` with `--tsa-ca`).
 public struct AuditVerificationResource: Encodable, Sendable {
     /// The verification it describes.
     public var verification: AuditVerification
@@ -12,8 +14,28 @@ public struct AuditVerificationResource: Encodable, Sendable {
         self.verification = verification
     }
 
+    /// What the witnesses added, when any were checked.
+    public var witnesses: AuditVerificationReport?
+
+    /// Wraps a verification against witnessed checkpoints.
+    public init(report: AuditVerificationReport) {
+        self.verification = report.result
+        self.witnesses = report
+    }
+
+    enum WitnessKeys: String, CodingKey {
+        case checked, unwitnessed, timestamped
+        case startedAfter = "started_after"
+    }
+
+    enum WindowKeys: String, CodingKey {
+        case since, events, seconds
+        case signedAtUs = "signed_at_us"
+    }
+
     enum CodingKeys: String, CodingKey {
         case status, count, chains, seq, chain, kind, expected, found, subject
+        case witnesses
         case proofID = "proof_id", archivedProofs = "archived_proofs"
     }
 
@@ -34,6 +56,19 @@ public struct AuditVerificationResource: Encodable, Sendable {
             try c.encode(failure.found, forKey: .found)
             try c.encodeIfPresent(failure.subject, forKey: .subject)
             try c.encodeIfPresent(failure.proofID, forKey: .proofID)
+        }
+        if let witnesses {
+            var w = c.nestedContainer(keyedBy: WitnessKeys.self, forKey: .witnesses)
+            try w.encode(witnesses.witnessedChecked, forKey: .checked)
+            try w.encodeIfPresent(witnesses.startedAfter, forKey: .startedAfter)
+            try w.encodeIfPresent(witnesses.timestamped, forKey: .timestamped)
+            if let window = witnesses.window {
+                var u = w.nestedContainer(keyedBy: WindowKeys.self, forKey: .unwitnessed)
+                try u.encode(window.since, forKey: .since)
+                try u.encode(window.signedAtMicros, forKey: .signedAtUs)
+                try u.encode(window.events, forKey: .events)
+                try u.encode(window.seconds.rounded(), forKey: .seconds)
+            }
         }
     }
 }

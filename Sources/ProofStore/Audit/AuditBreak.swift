@@ -51,6 +51,14 @@ public struct AuditBreak: Sendable, Equatable {
         /// A signed checkpoint names an event the chain no longer has, or has with another hash
         /// (the newest events were removed or the chain was rewritten).
         case checkpointMismatch = "checkpoint_mismatch"
+        /// A witnessed checkpoint (read back from a witness) signs a head the recomputed chain no
+        /// longer has: the chain ends before it, or has another event there (rewritten or cut).
+        case witnessHeadMissing = "witness_head_missing"
+        /// A witnessed checkpoint is no longer in `audit_checkpoints` (deleted from the database).
+        case witnessCheckpointMissing = "witness_checkpoint_missing"
+        /// The RFC 3161 token beside a witnessed checkpoint does not verify (not signed under the
+        /// TSA's CA, or not over the checkpoint file's exact bytes).
+        case witnessTimestampInvalid = "witness_timestamp_invalid"
     }
 
     /// The sequence number at which the chain breaks (the missing one for a gap).

@@ -34,14 +34,7 @@ public struct AuditCheckpointStore: Sendable {
     }
 
     static func store(_ checkpoint: AuditCheckpoint, in session: PostgresSession) async throws {
-        let headHash = checkpoint.version == 1 ? PostgresBytes(checkpoint.headHash) : nil
-        let heads = checkpoint.version == 2 ? PostgresBytes(AuditChainHead.encode(checkpoint.heads)) : nil
-        try await session.execute("""
-            INSERT INTO audit_checkpoints (version, seq, head_hash, heads, signed_at, algorithm, public_key, signature)
-            VALUES (\(Int16(checkpoint.version))::smallint, \(checkpoint.seq), \(headHash)::bytea, \(heads)::bytea,
-                \(AuditTimestamp(micros: checkpoint.signedAtMicros)), \(AuditCheckpoint.algorithm), \(PostgresBytes(checkpoint.publicKey)),
-                \(PostgresBytes(checkpoint.signature)))
-            """)
+        _ = try await storeReturningID(checkpoint, in: session)
     }
 
     /// Every chain's head as `audit_chains` holds it, by ascending chain, read in one statement

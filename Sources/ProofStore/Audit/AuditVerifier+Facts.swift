@@ -75,10 +75,14 @@ extension AuditVerifier {
 
     /// Every stored proof has exactly one `proof_recorded` event: none without (`proof_without_event`:
     /// a row inserted behind the service's back), none with two (`proof_event_duplicate`).
-    func checkEveryProofHasOneEvent(in session: PostgresSession) async throws -> AuditBreak? {
+    /// An incremental run passes `since`: only proofs received from `micros` on, against events
+    /// after `seq` (a proof received after a checkpoint was signed has its event after it).
+    func checkEveryProofHasOneEvent(in session: PostgresSession, since: (micros: Int64, seq: Int64) = (0, 0)) async throws -> AuditBreak? {
+        let receivedFrom = AuditTimestamp(micros: since.micros)
         if let row = try await session.query("""
             SELECT p.id::text AS id, d.reference::text AS reference FROM proofs p JOIN deliveries d ON d.id = p.delivery_id
-            WHERE NOT EXISTS (SELECT 1 FROM audit_events e WHERE e.action = 'proof_recorded' AND e.details ->> 'proof_id' = p.id::text)
+            WHERE p.received_at >= \(receivedFrom) AND NOT EXISTS (SELECT 1 FROM audit_events e
+                WHERE e.seq > \(since.seq) AND e.action = 'proof_recorded' AND e.details ->> 'proof_id' = p.id::text)
             LIMIT 1
             """).first {
             let id: String = try row.decode("id")
@@ -87,7 +91,7 @@ extension AuditVerifier {
         }
         if let row = try await session.query("""
             SELECT details ->> 'proof_id' AS id, max(seq)::int8 AS seq, min(subject)::text AS subject FROM audit_events
-            WHERE action = 'proof_recorded' GROUP BY details ->> 'proof_id' HAVING count(*) > 1 LIMIT 1
+            WHERE seq > \(since.seq) AND action = 'proof_recorded' GROUP BY details ->> 'proof_id' HAVING count(*) > 1 LIMIT 1
             """).first {
             return AuditBreak(seq: try row.decode("seq"), kind: .proofEventDuplicate, expected: "one proof_recorded event",
                               found: "two or more", subject: try row.decode("subject"), proofID: try row.decode("id"))

@@ -29,11 +29,21 @@ public struct AuditVerifier: Sendable {
     /// Proofs (body + PNG) read per round trip.
     public var proofBatchSize: Int
 
+    /// Recomputes the hashes of a page of events (``AuditEvent/recomputedHash``, in order): the
+    /// CPU-heavy half of the walk. The default hashes inline; ProofService passes one that spreads
+    /// a page over the cores on threads that may block (`AuditVerifier.parallel`), so the walk
+    /// hashes one page while the next is read.
+    public typealias Hashing = @Sendable (_ events: [AuditEvent]) async throws -> [[UInt8]]
+
+    let hashing: Hashing
+
     /// Creates a verifier over `database`.
-    public init(database: PostgresClient, pageSize: Int = 1_000, proofBatchSize: Int = 50) {
+    public init(database: PostgresClient, pageSize: Int = 1_000, proofBatchSize: Int = 50,
+                hashing: @escaping Hashing = { events in events.map { $0.recomputedHash } }) {
         self.database = database
         self.pageSize = pageSize
         self.proofBatchSize = proofBatchSize
+        self.hashing = hashing
     }
 
     /// The running state of the walk.
@@ -48,6 +58,14 @@ public struct AuditVerifier: Sendable {
         var count: Int64 = 0
         /// Recorded proofs found missing inside an archived period.
         var archived: Int64 = 0
+        /// An incremental run's starting heads: events at or below them are trusted, not walked.
+        var trustedThrough: [Int16: Int64] = [:]
+        /// Witnessed heads (seq > 0) the walk must pass, by seq, and those it passed with their hash.
+        var wanted: [Int64: Int16] = [:]
+        var passed: [Int64: AuditChainHead] = [:]
+        /// The newest witnessed checkpoint's heads, and the events after them (the unwitnessed window).
+        var witnessedThrough: [Int16: Int64]?
+        var unwitnessed: Int64 = 0
     }
 
     /// Verifies every chain, the heads recorded in `audit_chains`, then every stored signed
@@ -55,50 +73,102 @@ public struct AuditVerifier: Sendable {
     /// given) and every head it signs must still be in its chain with the same hash — a head
     /// beyond the chain's end means its tail was removed.
     public func verify(trustedPublicKeys: [Ed25519PublicKey] = []) async throws -> AuditVerification {
-        try await database.withTransaction(isolation: "REPEATABLE READ, READ ONLY", retryingStalePlans: true) { session in
+        try await verify(trustedPublicKeys: trustedPublicKeys, witnessed: [], incremental: false).result
+    }
+
+    /// ``verify(trustedPublicKeys:)`` that also checks checkpoints read back from witnesses
+    /// (AuditVerifier+Witnesses.swift): each must be signed by a trusted key, every head it signs
+    /// must be in the recomputed chain, and it must still be in `audit_checkpoints`. With
+    /// `incremental`, the newest witnessed (version 2) checkpoint is trusted for everything up to
+    /// its heads, once they are found in the database: only later events are walked.
+    public func verify(trustedPublicKeys: [Ed25519PublicKey], witnessed: [WitnessedCheckpoint], incremental: Bool,
+                       now: @Sendable () -> Double = { Date().timeIntervalSince1970 }) async throws -> AuditVerificationReport {
+        if let failure = Self.checkSignatures(of: witnessed, trusted: trustedPublicKeys) { return AuditVerificationReport(result: .broken(failure)) }
+        let ordered = witnessed.sorted { $0.checkpoint.signedAtMicros < $1.checkpoint.signedAtMicros }
+        let start = incremental ? ordered.last(where: { $0.checkpoint.version == 2 }) : nil
+        let considered = start.map { start in ordered.filter { $0.checkpoint.signedAtMicros >= start.checkpoint.signedAtMicros } } ?? ordered
+        return try await database.withTransaction(isolation: "REPEATABLE READ, READ ONLY", retryingStalePlans: true) { session in
+            func broken(_ failure: AuditBreak) -> AuditVerificationReport {
+                AuditVerificationReport(result: .broken(failure), witnessedChecked: considered.count, startedAfter: start?.name)
+            }
             let recorded = try await AuditCheckpointStore.heads(in: session)
             var walk = Walk(heads: Dictionary(uniqueKeysWithValues: recorded.map { ($0.chain, AuditChainHead.empty($0.chain)) }))
-            var after: (Int64, AuditTimestamp) = (0, AuditTimestamp(micros: 0))  // every seq is >= 1
-            while true {
-                let events = try await AuditLog.page(after: after, limit: pageSize, in: session)
-                guard let last = events.last else { break }
-                after = (last.seq, AuditTimestamp(micros: last.occurredAtMicros))
-                let proofs = try await proofDigests(for: events, in: session)
-                let deliveries = try await deliveryDigests(for: events, in: session)
-                let lifecycle = try await lifecycleDigests(for: events, in: session)
-                for event in events {
-                    if let failure = check(event, walk: &walk, digests: proofs.digests, archived: proofs.archived, deliveries: deliveries,
-                                           lifecycle: lifecycle) {
-                        return .broken(failure)
-                    }
+            if let start, let failure = try await begin(at: start, walk: &walk, in: session) { return broken(failure) }
+            for checkpoint in considered {
+                for head in checkpoint.checkpoint.anchoredHeads where head.seq > (walk.trustedThrough[head.chain] ?? 0) {
+                    walk.wanted[head.seq] = head.chain
                 }
             }
+            if let newest = ordered.last {
+                walk.witnessedThrough = Dictionary(newest.checkpoint.anchoredHeads.map { ($0.chain, $0.seq) }, uniquingKeysWith: max)
+            }
+            if let failure = try await walkEvents(&walk, in: session) { return broken(failure) }
             for head in recorded {
                 let walked = walk.heads[head.chain] ?? .empty(head.chain)
                 if walked != head {
-                    return .broken(AuditBreak(seq: walked.seq, kind: .headMismatch, expected: "\(walked.seq) \(walked.hash.hexString)",
-                                              found: "\(head.seq) \(head.hash.hexString)", subject: "chain:\(head.chain)", chain: head.chain))
+                    return broken(AuditBreak(seq: walked.seq, kind: .headMismatch, expected: "\(walked.seq) \(walked.hash.hexString)",
+                                             found: "\(head.seq) \(head.hash.hexString)", subject: "chain:\(head.chain)", chain: head.chain))
                 }
             }
-            if let failure = try await checkCheckpoints(walk: walk, trusted: trustedPublicKeys, in: session) {
-                return .broken(failure)
+            if let failure = try await checkWitnessed(considered, walk: walk, in: session) { return broken(failure) }
+            let trustedThrough = walk.trustedThrough
+            let since: (micros: Int64, seq: Int64) = start.map { ($0.checkpoint.signedAtMicros, Self.lowerBound(trustedThrough)) } ?? (0, 0)
+            if let failure = try await checkCheckpoints(walk: walk, trusted: trustedPublicKeys, signedFrom: since.micros, in: session) {
+                return broken(failure)
             }
-            if let failure = try await checkEveryProofHasOneEvent(in: session) {
-                return .broken(failure)
+            if let failure = try await checkEveryProofHasOneEvent(in: session, since: since) { return broken(failure) }
+            let window = ordered.last.map { newest in
+                AuditVerificationReport.UnwitnessedWindow(
+                    since: newest.name, signedAtMicros: newest.checkpoint.signedAtMicros, events: walk.unwitnessed,
+                    seconds: max(0, now() - Double(newest.checkpoint.signedAtMicros) / 1_000_000))
             }
-            if let failure = try await checkEveryAttemptHasEvent(in: session) {
-                return .broken(failure)
-            }
-            return .ok(count: walk.count, heads: recorded, archivedProofs: walk.archived)
+            if let failure = try await checkEveryAttemptHasEvent(in: session) { return broken(failure) }
+            return AuditVerificationReport(result: .ok(count: walk.count, heads: recorded, archivedProofs: walk.archived),
+                                           witnessedChecked: considered.count, startedAfter: start?.name, window: window)
         }
     }
 
+    /// Walks the events after the walk's trusted heads (all of them in a full run), page by page:
+    /// while one page's hashes are recomputed (``hashing``), the next page is read.
+    func walkEvents(_ walk: inout Walk, in session: PostgresSession) async throws -> AuditBreak? {
+        var events = try await AuditLog.page(after: (Self.lowerBound(walk.trustedThrough), AuditTimestamp(micros: 0)), limit: pageSize,
+                                             in: session)  // events at the bound itself are trusted heads
+        while let last = events.last {
+            let trusted = walk.trustedThrough
+            let fresh = trusted.isEmpty ? events : events.filter { $0.seq > (trusted[$0.chain] ?? 0) }
+            async let hashes = hashing(fresh)
+            let next = try await AuditLog.page(after: (last.seq, AuditTimestamp(micros: last.occurredAtMicros)), limit: pageSize, in: session)
+            let proofs = try await proofDigests(for: fresh, in: session)
+            let deliveries = try await deliveryDigests(for: fresh, in: session)
+            let lifecycle = try await lifecycleDigests(for: fresh, in: session)
+            let recomputed = try await hashes
+            for (index, event) in fresh.enumerated() {
+                if let failure = check(event, walk: &walk, digests: proofs.digests, archived: proofs.archived, deliveries: deliveries,
+                                       lifecycle: lifecycle, recomputed: recomputed.count == fresh.count ? recomputed[index] : nil) {
+                    return failure
+                }
+                if walk.wanted[event.seq] != nil { walk.passed[event.seq] = AuditChainHead(chain: event.chain, seq: event.seq, hash: event.hash) }
+                if let through = walk.witnessedThrough, event.seq > (through[event.chain] ?? 0) { walk.unwitnessed += 1 }
+            }
+            events = next
+        }
+        return nil
+    }
+
+    /// The highest seq below which an incremental walk finds nothing to check: every chain's
+    /// later events have a seq above its trusted head, so above the lowest of them.
+    static func lowerBound(_ trustedThrough: [Int16: Int64]) -> Int64 {
+        trustedThrough.values.min() ?? 0
+    }
+
     /// Checks the stored checkpoints (in pages, oldest first) against the chains just verified.
-    func checkCheckpoints(walk: Walk, trusted: [Ed25519PublicKey], in session: PostgresSession) async throws -> AuditBreak? {
+    /// An incremental run passes `signedFrom`: only checkpoints signed from then on.
+    func checkCheckpoints(walk: Walk, trusted: [Ed25519PublicKey], signedFrom: Int64 = 0, in session: PostgresSession) async throws -> AuditBreak? {
         var lastID: Int64 = 0
         while true {
             let rows = try await session.query("""
-                SELECT id, \(unescaped: AuditCheckpointStore.columns) FROM audit_checkpoints WHERE id > \(lastID)
+                SELECT id, \(unescaped: AuditCheckpointStore.columns) FROM audit_checkpoints
+                WHERE id > \(lastID) AND signed_at >= \(AuditTimestamp(micros: signedFrom))
                 ORDER BY id LIMIT \(pageSize)
                 """).rows
             guard let lastRow = rows.last else { return nil }
@@ -154,7 +224,8 @@ public struct AuditVerifier: Sendable {
 
     /// Checks one event against the walk so far and, when it holds, advances the walk.
     func check(_ event: AuditEvent, walk: inout Walk, digests: [UUID: ProofDigests], archived: Set<UUID> = [],
-               deliveries: [UUID: [UInt8]] = [:], lifecycle: LifecycleDigests = LifecycleDigests()) -> AuditBreak? {
+               deliveries: [UUID: [UInt8]] = [:], lifecycle: LifecycleDigests = LifecycleDigests(),
+               recomputed precomputed: [UInt8]? = nil) -> AuditBreak? {
         func failure(_ kind: AuditBreak.Kind, _ expected: String, _ found: String, seq: Int64? = nil) -> AuditBreak {
             AuditBreak(seq: seq ?? event.seq, kind: kind, expected: expected, found: found, subject: event.subject, chain: event.chain)
         }
@@ -175,7 +246,7 @@ public struct AuditVerifier: Sendable {
         case .v2:
             if event.chain == 0 { walk.legacyOpen = false }
         }
-        let recomputed = event.recomputedHash
+        let recomputed = precomputed ?? event.recomputedHash
         if recomputed != event.hash {
             return failure(.hashMismatch, recomputed.hexString, event.hash.hexString)
         }
