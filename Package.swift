@@ -26,6 +26,8 @@ let package = Package(
         // /metrics: swift-metrics' API with the Prometheus exposition (both small; swift-metrics already comes with Hummingbird).
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        // Webhooks: the outgoing HTTP client that posts events to subscribers.
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
         // MARK: Signature engine (pure Swift, no I/O)
@@ -106,11 +108,24 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Outgoing webhooks: the sender (a background service), signatures, the SSRF guard.
+        .target(
+            name: "Webhooks",
+            dependencies: [
+                "ProofStore", "Postgres", "Cryptography",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
         // Use cases between HTTP and storage: intake, reads, exports, verification, configuration.
         .target(
             name: "ProofService",
             dependencies: [
-                "ProofStore", "Postgres", "SignatureKit", "SignatureRender", "Archive", "Cryptography",
+                "ProofStore", "Postgres", "SignatureKit", "SignatureRender", "Archive", "Cryptography", "Webhooks",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -136,7 +151,7 @@ let package = Package(
         .executableTarget(
             name: "countersign",
             dependencies: [
-                "ProofAPI", "ProofService", "ProofStore", "Postgres", "SignatureKit", "SignatureRender",
+                "ProofAPI", "ProofService", "ProofStore", "Postgres", "SignatureKit", "SignatureRender", "Webhooks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -162,6 +177,7 @@ let package = Package(
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "CLibPQ", "TestSupport"], swiftSettings: strict),
         .target(name: "TestSupport", dependencies: ["Postgres", "ProofStore"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "ProofServiceTests", dependencies: ["ProofService"], swiftSettings: strict),
+        .testTarget(name: "WebhooksTests", dependencies: ["Webhooks", "ProofStore", "Postgres", "TestSupport", "Cryptography"], swiftSettings: strict),
         // Runs the built `countersign` binary (key custody: export, verify, serve refusing to start).
         .testTarget(name: "CLITests", dependencies: ["Cryptography", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ProofStoreTests", dependencies: ["ProofStore", "Postgres", "TestSupport", "Cryptography"], swiftSettings: strict),
@@ -169,7 +185,7 @@ let package = Package(
             name: "ProofAPITests",
             dependencies: [
                 "ProofAPI", "ProofService", "ProofStore", "Postgres", "TestSupport", "Cryptography", "SignatureKit", "SignatureRender",
-                "CZlib", "Archive",
+                "CZlib", "Archive", "Webhooks",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],

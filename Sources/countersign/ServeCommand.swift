@@ -5,9 +5,11 @@ import Logging
 import Metrics
 import Postgres
 import Prometheus
+import ServiceLifecycle
 import ProofAPI
 import ProofService
 import ProofStore
+import Webhooks
 
 /// `countersign serve`: the HTTP service.
 struct ServeCommand: AsyncParsableCommand {
@@ -98,9 +100,24 @@ struct ServeCommand: AsyncParsableCommand {
         if readDatabase != nil { logger.info("delivery searches and audit listings read from DATABASE_READ_URL") }
         let maintenance = PartitionMaintenanceService(
             partitions, firstRunAfter: partitionsReady ? PartitionMaintenance.interval : PartitionMaintenance.retryInterval)
+        let background: [any Service] = [maintenance] + (try webhookSender(configuration, database: database, logger: logger))
         let app = CountersignApplication.make(configuration: configuration, database: database, logger: logger, metrics: metrics,
-                                              checkpointKeys: checkpointKeys, readDatabase: readDatabase, services: [maintenance])
+                                              checkpointKeys: checkpointKeys, readDatabase: readDatabase, services: background)
         logger.info("countersign listening", metadata: ["url": "http://\(configuration.host):\(configuration.port)"])
         try await app.runService()
+    }
+
+    /// The webhook sender, a background service of every replica; none without `WEBHOOK_SECRETS_KEY`
+    /// (nothing can be signed, and the API refuses to register endpoints).
+    func webhookSender(_ configuration: ServiceConfiguration, database: PostgresClient, logger: Logger) throws -> [any Service] {
+        let settings = configuration.webhooks
+        guard let key = settings.secretsKey else {
+            logger.info("webhooks off: WEBHOOK_SECRETS_KEY is not set")
+            return []
+        }
+        if settings.allowPrivateNetworks { logger.warning("webhooks may be sent to private networks (WEBHOOK_ALLOW_PRIVATE_NETWORKS)") }
+        return [WebhookSender(queue: WebhookDeliveryQueue(database: database), box: try WebhookSecretBox(encodedKey: key),
+                              urlGuard: WebhookURLGuard(allowsPrivateNetworks: settings.allowPrivateNetworks),
+                              transport: HTTPWebhookTransport(), settings: settings, notificationsURL: configuration.databaseURL)]
     }
 }

@@ -15,6 +15,8 @@ public enum Permission: Sendable, CaseIterable {
     case readAudit
     /// Export proofs in bulk: auditor, admin.
     case export
+    /// Register, change and inspect webhooks: admin.
+    case manageWebhooks
 
     /// The permission's name in `GET /v1/session`.
     public var name: String {
@@ -25,6 +27,7 @@ public enum Permission: Sendable, CaseIterable {
         case .readProof: "read_proof"
         case .readAudit: "read_audit"
         case .export: "export"
+        case .manageWebhooks: "manage_webhooks"
         }
     }
 
@@ -36,6 +39,7 @@ public enum Permission: Sendable, CaseIterable {
         case .uploadProof: return [.courier, .dispatcher, .admin]
         case .readProof: return [.dispatcher, .auditor, .admin]
         case .readAudit, .export: return [.auditor, .admin]
+        case .manageWebhooks: return [.admin]
         }
     }
 }

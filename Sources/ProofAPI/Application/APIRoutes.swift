@@ -32,7 +32,7 @@ public struct APIRoutes: Sendable {
                 readDatabase: PostgresClient? = nil, metrics: (any ServiceMetrics)? = nil) {
         let services = CountersignServices(policy: policy ?? configuration.policy, database: database, readDatabase: readDatabase,
                                            checkpointKeys: checkpointKeys ?? CheckpointKeyProvider(configuration: configuration),
-                                           metrics: metrics)
+                                           metrics: metrics, webhooks: configuration.webhooks)
         self.init(services: services, configuration: configuration)
     }
 
@@ -53,6 +53,7 @@ public struct APIRoutes: Sendable {
         ProofRoutes(intake: services.intake, reader: services.reader, idempotency: IdempotencyGate(records: services.idempotency),
                     bodyLimit: bodyLimit).register(on: v1)
         AuditRoutes(services: services).register(on: v1)
+        WebhookRoutes(webhooks: services.webhooks, policy: policy).register(on: v1)
         let specification = URL(fileURLWithPath: publicDirectory).appendingPathComponent("openapi.yaml")
         router.get("openapi.yaml") { _, _ in
             guard let bytes = try? Data(contentsOf: specification) else {
