@@ -163,14 +163,14 @@ struct WebhookOutboxTests {
                 """, in: database) == 1)
             #expect(try await WebhookEndpointRepository(database: database).find(endpointID)?.failingSince != nil)
             // Due again (as if the time had passed): a 500 with an impatient sender disables the endpoint.
-            try await database.query("UPDATE webhook_deliveries SET next_attempt_at = now()")
+            _ = try await database.query("UPDATE webhook_deliveries SET next_attempt_at = now()")
             let impatient = Self.sender(database, transport: transport, disableAfter: .zero)
             await impatient.attempt(try await queue.claim(limit: 1, lease: .seconds(60))[0])
             let endpoint = try #require(try await WebhookEndpointRepository(database: database).find(endpointID))
             #expect(!endpoint.enabled && endpoint.disabledReason == "failing")
             #expect(try await Self.count("SELECT count(*) FROM audit_events WHERE action = 'webhook_disabled'", in: database) == 1)
             // Disabled: nothing is claimed, however due; re-enabled by an admin, it flows again.
-            try await database.query("UPDATE webhook_deliveries SET next_attempt_at = now()")
+            _ = try await database.query("UPDATE webhook_deliveries SET next_attempt_at = now()")
             #expect(try await queue.claim(limit: 10, lease: .seconds(60)).isEmpty)
             _ = try await WebhookEndpointRepository(database: database).update(endpointID, WebhookEndpointChange(enabled: true), origin: .system)
             #expect(try await queue.claim(limit: 10, lease: .seconds(60)).count == 1)

@@ -78,14 +78,14 @@ struct WebhookRoutes: Sendable {
         let id = try id(context)
         let parameters = request.uri.queryParameters
         var limit = 50
-        if let raw = parameters["limit"] {
+        if let raw = parameters[Substring("limit")] {
             guard let value = Int(String(raw)), (1...200).contains(value) else {
                 throw Problem.validation("The parameters are not valid.", errors: [.init(field: "limit", message: "1 to 200", code: "invalid_limit")])
             }
             limit = value
         }
         var before: Date?
-        if let raw = parameters["before"] {
+        if let raw = parameters[Substring("before")] {
             guard let parsed = try? RFC3339Timestamp(parsing: String(raw)) else {
                 throw Problem.validation("The parameters are not valid.", errors: [.init(field: "before", message: "an RFC 3339 timestamp", code: "invalid_timestamp")])
             }

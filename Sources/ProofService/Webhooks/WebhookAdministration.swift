@@ -51,7 +51,7 @@ public struct WebhookAdministration: Sendable {
 
     /// `POST /v1/webhooks`.
     public func register(_ body: [UInt8], origin: AuditOrigin) async throws -> Registered {
-        let box = try requireBox()
+        // The body is judged first: bad input is a 4xx whether or not webhooks are configured.
         let input = try JSONEnvelopeDecoder.decode(CreateBody.self, from: body)
         var errors: [FieldError] = []
         if input.url == nil { errors.append(.init(field: "/url", message: "required", code: "missing_field")) }
@@ -59,6 +59,7 @@ public struct WebhookAdministration: Sendable {
         let events = input.events.map { Self.events($0, errors: &errors) } ?? []
         let description = Self.description(input.description, errors: &errors)
         guard errors.isEmpty, let url = input.url else { throw ServiceError.validation("The webhook is not valid.", errors: errors) }
+        let box = try requireBox()
         try await check(url)
         let id = UUID()
         let secret = try WebhookSecret.generate()
@@ -82,12 +83,12 @@ public struct WebhookAdministration: Sendable {
 
     /// `PATCH /v1/webhooks/{id}`: any of url, events, description, enabled.
     public func change(_ id: UUID, _ body: [UInt8], origin: AuditOrigin) async throws -> WebhookEndpoint {
-        _ = try requireBox()
         let input = try JSONEnvelopeDecoder.decode(ChangeBody.self, from: body)
         var errors: [FieldError] = []
         let events = input.events.map { Self.events($0, errors: &errors) }
         let description = Self.description(input.description, errors: &errors)
         guard errors.isEmpty else { throw ServiceError.validation("The change is not valid.", errors: errors) }
+        _ = try requireBox()
         if let url = input.url { try await check(url) }
         let change = WebhookEndpointChange(url: input.url, description: description, events: events, enabled: input.enabled)
         guard let endpoint = try await endpoints.update(id, change, origin: origin) else { throw Self.notFound(id) }

@@ -58,6 +58,7 @@ public struct WebhookEndpointRepository: Sendable {
         let eventList = change.events.map { $0.map(\.rawValue).joined(separator: ",") }
         if let eventList { details["events"] = eventList }
         if let enabled = change.enabled { details["enabled"] = String(enabled) }
+        let audited = details
         return try await database.withTransaction { session in
             let result = try await session.query("""
                 UPDATE webhook_endpoints SET
@@ -75,7 +76,7 @@ public struct WebhookEndpointRepository: Sendable {
                 RETURNING \(unescaped: Self.columns)
                 """)
             guard let row = result.first else { return nil }
-            try await AuditLog.append(.webhookUpdated, subject: Self.subject(id), details: details, origin: origin, in: session)
+            try await AuditLog.append(.webhookUpdated, subject: Self.subject(id), details: audited, origin: origin, in: session)
             return try Self.endpoint(row)
         }
     }

@@ -22,6 +22,11 @@ public struct SystemHostResolver: HostResolver {
         public var host: String
         public var message: String
         public var description: String { "cannot resolve \(host): \(message)" }
+
+        public init(host: String, message: String) {
+            self.host = host
+            self.message = message
+        }
     }
 
     public func addresses(of host: String) async throws -> [IPAddress] {

@@ -38,7 +38,7 @@ public final class WebhookSender: Service, Sendable {
         await cancelWhenGracefulShutdown {
             await withTaskGroup(of: Void.self) { group in
                 if let url = self.notificationsURL {
-                    let listener = PostgresListener(url: url, channel: WebhookOutbox.channel) { [wake] event in
+                    let listener = PostgresListener(url: url, channel: WebhookOutbox.channel) { [wake = self.wake] event in
                         // `listening` too: notifications sent while the listener was away are covered by a claim.
                         if event != .lost { wake.raise() }
                     }
