@@ -18,7 +18,7 @@ struct AuthorizationTests {
                     .courier: ["read_delivery", "upload_proof"],
                     .dispatcher: ["create_delivery", "read_delivery", "upload_proof", "read_proof"],
                     .auditor: ["read_delivery", "read_proof", "read_audit", "export"],
-                    .admin: ["create_delivery", "read_delivery", "upload_proof", "read_proof", "read_audit", "export"],
+                    .admin: ["create_delivery", "read_delivery", "upload_proof", "read_proof", "read_audit", "export", "manage_webhooks"],
                 ]
                 for (role, permissions) in expected {
                     let response = try await client.execute(uri: "/v1/session", method: .get, headers: harness.headers(role))
