@@ -28,8 +28,8 @@ let package = Package(
         // /metrics: swift-metrics' API with the Prometheus exposition (both small; swift-metrics already comes with Hummingbird).
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
-        // The SDK transport benchmark's peer, checkpoint witnesses over HTTP and the RFC 3161 timestamp authority
-        // (already in the graph through HummingbirdTesting).
+        // Outgoing HTTP: webhook events, checkpoint witnesses and the RFC 3161 timestamp authority, and the SDK
+        // transport benchmark's peer (already in the graph through HummingbirdTesting).
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
     ],
     targets: [
@@ -111,11 +111,24 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Outgoing webhooks: the sender (a background service), signatures, the SSRF guard.
+        .target(
+            name: "Webhooks",
+            dependencies: [
+                "ProofStore", "Postgres", "Cryptography",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: strict
+        ),
         // Use cases between HTTP and storage: intake, reads, exports, verification, configuration.
         .target(
             name: "ProofService",
             dependencies: [
-                "ProofStore", "Postgres", "SignatureKit", "SignatureRender", "Archive", "Cryptography",
+                "ProofStore", "Postgres", "SignatureKit", "SignatureRender", "Archive", "Cryptography", "Webhooks",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -143,7 +156,7 @@ let package = Package(
         .executableTarget(
             name: "countersign",
             dependencies: [
-                "ProofAPI", "ProofService", "ProofStore", "Postgres", "SignatureKit", "SignatureRender",
+                "ProofAPI", "ProofService", "ProofStore", "Postgres", "SignatureKit", "SignatureRender", "Webhooks",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -196,6 +209,7 @@ let package = Package(
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "CLibPQ", "TestSupport"], swiftSettings: strict),
         .target(name: "TestSupport", dependencies: ["Postgres", "ProofStore"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "ProofServiceTests", dependencies: ["ProofService", "SignatureKit", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "WebhooksTests", dependencies: ["Webhooks", "ProofStore", "Postgres", "TestSupport", "Cryptography"], swiftSettings: strict),
         // Runs the built `countersign` binary (key custody: export, verify, serve refusing to start).
         .testTarget(name: "CLITests", dependencies: ["Cryptography", "TestSupport"], swiftSettings: strict),
         .testTarget(name: "ProofStoreTests", dependencies: ["ProofStore", "Postgres", "TestSupport", "Cryptography"], swiftSettings: strict),
@@ -203,7 +217,7 @@ let package = Package(
             name: "ProofAPITests",
             dependencies: [
                 "ProofAPI", "ProofService", "ProofStore", "Postgres", "TestSupport", "Cryptography", "SignatureKit", "SignatureRender",
-                "CZlib", "Archive",
+                "CZlib", "Archive", "Webhooks",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ],

@@ -15,6 +15,8 @@
 #   soak        mixed load with memory / descriptor / connection bounds (long form)
 #   swift       the hostile-input and authorisation-matrix suites (long form; `make test` runs them anyway)
 #   linearity   every client-facing parser at n and 4n, CPU ratio at most 6 (Benchmarks/linearity.sh; long form)
+#   webhooks    receiver down / 500 / 429 / hanging, service SIGKILLed, PostgreSQL restarted: every
+#               committed change's webhook arrives, none for a refused one (scripts/webhooks-check.sh)
 # Prints a summary table at the end; exit 1 if any part failed.
 #
 # Environment: RELIABILITY_BINARY (default: a debug build made here), RELIABILITY_PG_PORT (default:
@@ -35,10 +37,10 @@ results="$out/results.jsonl"
 
 if [ $long = 1 ]; then
     fuzz_seconds="${FUZZ_SECONDS:-600}"; soak_seconds="${SOAK_SECONDS:-1800}"; examples="${CONTRACT_EXAMPLES:-25}"
-    parts="${RELIABILITY_ONLY:-fuzz contract pg-restart pg-crash kill9 live soak swift linearity}"
+    parts="${RELIABILITY_ONLY:-fuzz contract pg-restart pg-crash kill9 live soak swift linearity webhooks}"
 else
     fuzz_seconds="${FUZZ_SECONDS:-8}"; soak_seconds="${SOAK_SECONDS:-0}"; examples="${CONTRACT_EXAMPLES:-8}"
-    parts="${RELIABILITY_ONLY:-fuzz contract pg-restart pg-crash live}"
+    parts="${RELIABILITY_ONLY:-fuzz contract pg-restart pg-crash live webhooks}"
 fi
 want() { [[ " $parts " == *" $1 "* ]]; }
 
@@ -182,6 +184,16 @@ if want swift; then
     issues="$(grep -oE 'with [0-9]+ issues?' "$out/swift.out" | tail -1 | grep -oE '[0-9]+' || echo 0)"
     echo "{\"run\":\"swift hostile+authz\",\"cases\":${tests:-0},\"failures\":${issues:-0},\"ok\":$([ $rc = 0 ] && echo true || echo false)}" >>"$results"
     [ $rc = 0 ] || status=1
+fi
+
+if want webhooks; then
+    part_started=$SECONDS
+    echo "reliability: webhooks under faults" >&2
+    # On this script's cluster (which it restarts mid-way); 3 s per phase in the short form, 30 s in the long.
+    WEBHOOKS_PG_DIR="$COUNTERSIGN_PG_DIR" WEBHOOKS_PG_PORT="$COUNTERSIGN_PG_PORT" \
+        scripts/webhooks-check.sh "$binary" faults --phase-seconds "$([ $long = 1 ] && echo 30 || echo 3)" \
+        >"$out/webhooks.out" 2>"$out/webhooks.err"
+    record webhooks $? "$out/webhooks.out"
 fi
 
 if want linearity; then

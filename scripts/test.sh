@@ -78,6 +78,10 @@ scripts/reference-verifier/run.sh .build/debug/countersign
 # SIGKILL mid-queue, and every proof is stored exactly once (its own database and a free port).
 scripts/courier-e2e.sh .build/debug/countersign .build/debug/courier-cli
 
+# Webhooks from a live server to a live receiver on 127.0.0.1, every post verified with the
+# Standard Webhooks reference library (its fault run is part of reliability.sh below).
+scripts/webhooks-check.sh .build/debug/countersign verify
+
 # Reliability, short form, on its own PostgreSQL cluster (a free port): each fuzz target for a few
 # seconds, contract fuzzing per role, a PostgreSQL restart under load, live socket checks
 # (`make reliability` is the long form; figures in docs/reliability.md).

@@ -5,4 +5,8 @@
 #include <openssl/pem.h>
 #include <openssl/bio.h>
 #include <openssl/rand.h>
+
+/* The GCM tag controls are macros aliasing macros; named constants reach Swift reliably. */
+static const int countersign_gcm_get_tag = EVP_CTRL_GCM_GET_TAG;
+static const int countersign_gcm_set_tag = EVP_CTRL_GCM_SET_TAG;
 #endif

@@ -5,10 +5,12 @@ import Logging
 import Metrics
 import Postgres
 import Prometheus
+import ServiceLifecycle
 import ProofAPI
 import ProofService
 import ProofStore
 import ServiceLifecycle
+import Webhooks
 
 /// `countersign serve`: the HTTP service.
 struct ServeCommand: AsyncParsableCommand {
@@ -101,7 +103,7 @@ struct ServeCommand: AsyncParsableCommand {
         if readDatabase != nil { logger.info("delivery searches and audit listings read from DATABASE_READ_URL") }
         let maintenance = PartitionMaintenanceService(
             partitions, firstRunAfter: partitionsReady ? PartitionMaintenance.interval : PartitionMaintenance.retryInterval)
-        var background: [any Service] = [maintenance]
+        var background: [any Service] = [maintenance] + (try webhookSender(configuration, database: database, logger: logger))
         // Scheduled checkpoints, published to the witnesses (docs/audit.md, "Witnessed checkpoints").
         if configuration.checkpointIntervalSeconds > 0 {
             let publisher = CheckpointPublisher(
@@ -119,5 +121,19 @@ struct ServeCommand: AsyncParsableCommand {
                                               checkpointKeys: checkpointKeys, readDatabase: readDatabase, services: background)
         logger.info("countersign listening", metadata: ["url": "http://\(configuration.host):\(configuration.port)"])
         try await app.runService()
+    }
+
+    /// The webhook sender, a background service of every replica; none without `WEBHOOK_SECRETS_KEY`
+    /// (nothing can be signed, and the API refuses to register endpoints).
+    func webhookSender(_ configuration: ServiceConfiguration, database: PostgresClient, logger: Logger) throws -> [any Service] {
+        let settings = configuration.webhooks
+        guard let key = settings.secretsKey else {
+            logger.info("webhooks off: WEBHOOK_SECRETS_KEY is not set")
+            return []
+        }
+        if settings.allowPrivateNetworks { logger.warning("webhooks may be sent to private networks (WEBHOOK_ALLOW_PRIVATE_NETWORKS)") }
+        return [WebhookSender(queue: WebhookDeliveryQueue(database: database), box: try WebhookSecretBox(encodedKey: key),
+                              urlGuard: WebhookURLGuard(allowsPrivateNetworks: settings.allowPrivateNetworks),
+                              transport: HTTPWebhookTransport(), settings: settings, notificationsURL: configuration.databaseURL)]
     }
 }

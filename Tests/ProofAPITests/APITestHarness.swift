@@ -11,6 +11,7 @@ import ProofAPI
 import ProofService
 import ProofStore
 import TestSupport
+import Webhooks
 
 /// A scratch database with one API key per role and the application built over it.
 struct APITestHarness: Sendable {
@@ -38,10 +39,12 @@ struct APITestHarness: Sendable {
     }
 
     /// The application (body limit 1 MiB unless given).
-    func application(bodyLimit: Int = 1 << 20, policy: APIPolicy = APIPolicy(), readDatabase: PostgresClient? = nil) -> some ApplicationProtocol {
+    func application(bodyLimit: Int = 1 << 20, policy: APIPolicy = APIPolicy(), readDatabase: PostgresClient? = nil,
+                     webhooks: WebhookSettings = WebhookSettings()) -> some ApplicationProtocol {
         var logger = Logger(label: "test")
         logger.logLevel = .critical
-        let configuration = ServiceConfiguration(databaseURL: scratch.url, bodyLimit: bodyLimit)
+        var configuration = ServiceConfiguration(databaseURL: scratch.url, bodyLimit: bodyLimit)
+        configuration.webhooks = webhooks
         let router = Router(context: AppRequestContext.self)
         router.add(middleware: RequestIDMiddleware())
         router.add(middleware: ProblemMiddleware())

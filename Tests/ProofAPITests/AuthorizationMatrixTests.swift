@@ -79,6 +79,7 @@ struct AuthorizationMatrixTests {
         Route(method: .get, path: "/v1/exports/proofs", allowed: [.auditor, .admin], success: .ok),
         Route(method: .get, path: "/v1/exports/proofs?format=ndjson", allowed: [.auditor, .admin], success: .ok),
         Route(method: .get, path: "/v1/exports/proofs?format=csv&since=2020-01-01T00:00:00Z", allowed: [.auditor, .admin], success: .ok),
+        Route(method: .get, path: "/v1/webhooks", allowed: [.admin], success: .ok),
     ]
 
     /// A credential to present.
@@ -128,9 +129,10 @@ struct AuthorizationMatrixTests {
             // The checkpoint key is generated (explicitly allowed, as in development) into a folder of this test's own.
             let data = FileManager.default.temporaryDirectory.appendingPathComponent("authz-\(UInt32.random(in: 0...UInt32.max))")
             defer { try? FileManager.default.removeItem(at: data) }
-            let configuration = ServiceConfiguration(databaseURL: harness.scratch.url, bodyLimit: 1 << 20,
+            var configuration = ServiceConfiguration(databaseURL: harness.scratch.url, bodyLimit: 1 << 20,
                                                      publicDirectory: Self.publicDirectory, dataDirectory: data.path,
                                                      generateCheckpointKey: true)
+            configuration.webhooks.secretsKey = String(repeating: "ab", count: 32)  // webhooks on, so admins get 200
             let router = CountersignApplication.router(configuration: configuration, database: harness.database, logger: logger)
             let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
             try await app.test(.router) { client in

@@ -19,7 +19,7 @@ struct AuthorizationTests {
                     .dispatcher: ["create_delivery", "read_delivery", "upload_proof", "record_attempt", "close_delivery", "read_proof"],
                     .auditor: ["read_delivery", "read_proof", "read_audit", "export"],
                     .admin: ["create_delivery", "read_delivery", "upload_proof", "record_attempt", "close_delivery", "read_proof",
-                             "read_audit", "export"],
+                             "read_audit", "export", "manage_webhooks"],
                 ]
                 for (role, permissions) in expected {
                     let response = try await client.execute(uri: "/v1/session", method: .get, headers: harness.headers(role))

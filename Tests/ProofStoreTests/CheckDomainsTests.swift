@@ -62,6 +62,16 @@ struct CheckDomainsTests {
         try await ScratchDatabase.with(prefix: "domains", migratedThrough: 10) { _, database, migrations in
             // Data written before 0011: a key, a delivered delivery with its proof and audit event, a
             // pending delivery and an idempotency record.
+            // Today's repositories also write the webhook outbox (0015): a stand-in for it while they
+            // write the old data, dropped before the migrations run.
+            let outbox = """
+                CREATE SEQUENCE webhook_events_id_seq;
+                CREATE TABLE webhook_endpoints (id uuid, events text[], deleted_at timestamptz);
+                CREATE TABLE webhook_events (id bigint, message_id uuid, type text, delivery_id uuid, endpoint_id uuid,
+                    occurred_at timestamptz, payload text);
+                CREATE TABLE webhook_deliveries (event_id bigint, endpoint_id uuid);
+                """
+            try await database.withConnection { try await $0.executeScript(outbox) }
             let (key, _) = try await APIKeyRepository(database: database).create(name: "courier", role: .courier)
             let deliveries = DeliveryRepository(database: database), proofs = ProofRepository(database: database)
             // Plain SQL: today's repository reads columns later migrations add (0014's closing facts).
@@ -78,6 +88,9 @@ struct CheckDomainsTests {
             #expect(try await IdempotencyRepository(database: database).claim(apiKeyID: key.id, key: "first", requestSHA256: proof.body.sha256) == .claimed)
             let before = try await proofs.metadata(reference: "DONE")
 
+            try await database.withConnection {
+                try await $0.executeScript("DROP TABLE webhook_deliveries, webhook_events, webhook_endpoints; DROP SEQUENCE webhook_events_id_seq;")
+            }
             #expect(try await MigrationRunner(client: database).migrate(migrations).contains(11))
 
             let after = try #require(try await proofs.metadata(reference: "DONE"))

@@ -6,11 +6,13 @@ import * as capture from './capture.js';
 import * as dispatcher from './dispatcher.js';
 import { ROLE_VIEWS, clearSession, currentSession, saveSession } from './session.js';
 import { byId, el, setStatus } from './ui.js';
+import * as webhooks from './webhooks.js';
 
 const VIEWS = {
   capture: { title: 'Capture', module: capture },
   dispatcher: { title: 'Deliveries', module: dispatcher },
   auditor: { title: 'Audit', module: auditor },
+  webhooks: { title: 'Webhooks', module: webhooks },
 };
 const mounted = new Set();
 

@@ -10,7 +10,7 @@ export const ROLE_VIEWS = {
   courier: ['capture'],
   dispatcher: ['dispatcher', 'capture'],
   auditor: ['auditor', 'dispatcher'],
-  admin: ['dispatcher', 'capture', 'auditor'],
+  admin: ['dispatcher', 'capture', 'auditor', 'webhooks'],
 };
 
 /** `{token, role, keyId}` or null when nobody is signed in (keyId: the key's id from GET /v1/session). */

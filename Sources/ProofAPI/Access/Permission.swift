@@ -19,6 +19,8 @@ public enum Permission: Sendable, CaseIterable {
     case readAudit
     /// Export proofs in bulk: auditor, admin.
     case export
+    /// Register, change and inspect webhooks: admin.
+    case manageWebhooks
 
     /// The permission's name in `GET /v1/session`.
     public var name: String {
@@ -31,6 +33,7 @@ public enum Permission: Sendable, CaseIterable {
         case .readProof: "read_proof"
         case .readAudit: "read_audit"
         case .export: "export"
+        case .manageWebhooks: "manage_webhooks"
         }
     }
 
@@ -43,6 +46,7 @@ public enum Permission: Sendable, CaseIterable {
         case .closeDelivery: return [.dispatcher, .admin]
         case .readProof: return [.dispatcher, .auditor, .admin]
         case .readAudit, .export: return [.auditor, .admin]
+        case .manageWebhooks: return [.admin]
         }
     }
 }

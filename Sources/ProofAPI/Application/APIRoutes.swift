@@ -32,7 +32,7 @@ public struct APIRoutes: Sendable {
                 readDatabase: PostgresClient? = nil, metrics: (any ServiceMetrics)? = nil) {
         let services = CountersignServices(policy: policy ?? configuration.policy, database: database, readDatabase: readDatabase,
                                            checkpointKeys: checkpointKeys ?? CheckpointKeyProvider(configuration: configuration),
-                                           metrics: metrics)
+                                           metrics: metrics, webhooks: configuration.webhooks)
         self.init(services: services, configuration: configuration)
     }
 
@@ -55,6 +55,7 @@ public struct APIRoutes: Sendable {
         DeliveryLifecycleRoutes(attempts: services.attempts, closing: services.closing,
                                 idempotency: IdempotencyGate(records: services.idempotency)).register(on: v1)
         AuditRoutes(services: services).register(on: v1)
+        WebhookRoutes(webhooks: services.webhooks, policy: policy).register(on: v1)
         let specification = URL(fileURLWithPath: publicDirectory).appendingPathComponent("openapi.yaml")
         router.get("openapi.yaml") { _, _ in
             guard let bytes = try? Data(contentsOf: specification) else {

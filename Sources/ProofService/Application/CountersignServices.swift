@@ -1,6 +1,7 @@
 import Cryptography
 import Postgres
 import ProofStore
+import Webhooks
 
 /// The repositories and use cases of one running service, built once where the application is
 /// built and handed to the HTTP layer (which builds none of its own).
@@ -27,14 +28,20 @@ public struct CountersignServices: Sendable {
     public let closing: DeliveryClosing
     public let intake: ProofIntake
     public let reader: ProofReader
+    /// Webhook administration (the sender is a background service of its own: ``makeWebhookSender(settings:notificationsURL:)``).
+    public let webhooks: WebhookAdministration
+    /// The outbox's queue (the sender's and the admin listing's).
+    public let webhookQueue: WebhookDeliveryQueue
     /// Where CPU-heavy work of requests runs (parsing, rendering).
     public let work: CPUWorkPool
     let database: PostgresClient
 
     /// Builds every repository and use case over `database` (and `readDatabase`, when given);
-    /// `metrics` hears of renders and stored proofs.
+    /// `metrics` hears of renders and stored proofs; `webhooks` and `resolver` (tests inject one)
+    /// configure webhook administration.
     public init(policy: APIPolicy, database: PostgresClient, readDatabase: PostgresClient? = nil,
-                checkpointKeys: CheckpointKeyProvider, metrics: (any ServiceMetrics)? = nil) {
+                checkpointKeys: CheckpointKeyProvider, metrics: (any ServiceMetrics)? = nil,
+                webhooks: WebhookSettings = WebhookSettings(), resolver: any HostResolver = SystemHostResolver()) {
         let reads = readDatabase ?? database
         self.policy = policy
         self.database = database
@@ -56,6 +63,14 @@ public struct CountersignServices: Sendable {
         self.intake = ProofIntake(proofs: proofs, policy: policy, work: work, metrics: metrics)
         self.reader = ProofReader(proofs: proofs, deliveries: deliveries, audit: audit, pngCacheBytes: policy.pngCacheBytes,
                                   work: work, metrics: metrics)
+        let queue = WebhookDeliveryQueue(database: database)
+        self.webhookQueue = queue
+        // A key that does not parse was refused when the settings were read; nil here means "not configured".
+        let box = webhooks.secretsKey.flatMap { try? WebhookSecretBox(encodedKey: $0) }
+        self.webhooks = WebhookAdministration(
+            endpoints: WebhookEndpointRepository(database: database), queue: queue, box: box,
+            urlGuard: WebhookURLGuard(resolver: resolver, allowsPrivateNetworks: webhooks.allowPrivateNetworks),
+            rotationGrace: webhooks.rotationGrace)
     }
 
     /// The checkpoints signed with `key` (on the primary: signing stores the checkpoint).

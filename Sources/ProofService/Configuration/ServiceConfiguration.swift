@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Webhooks
 
 /// Everything `countersign serve` is configured with. Each field has an environment variable
 /// (listed in the README) and a command-line flag; flags win over the environment.
@@ -64,6 +65,8 @@ public struct ServiceConfiguration: Sendable {
     public var checkpointTSAURL: String?
     /// The `/v1` API's tunables (`GEOFENCE_RADIUS_M`, `AUTH_CACHE_SECONDS`, `RATE_LIMIT_*`, `PNG_CACHE_MB`).
     public var policy = APIPolicy()
+    /// Webhooks: `WEBHOOK_SECRETS_KEY`, `WEBHOOK_ALLOW_PRIVATE_NETWORKS`, `WEBHOOK_TIMEOUT_SECONDS`… (docs/webhooks.md).
+    public var webhooks = WebhookSettings()
 
     /// The default local development database made by `make run`, as its runtime role.
     public static let defaultDatabaseURL = "postgres://countersign_app@127.0.0.1:5544/countersign"
@@ -152,6 +155,7 @@ public struct ServiceConfiguration: Sendable {
         if let seconds = try integer("REQUEST_TIMEOUT_SECONDS", in: 1...3600) { configuration.requestTimeoutSeconds = seconds }
         if let seconds = try integer("HSTS_MAX_AGE_SECONDS", in: 0...(2 * 365 * 86_400)) { configuration.hstsMaxAgeSeconds = seconds }
         configuration.policy = try APIPolicy.parse(environment)
+        configuration.webhooks = try WebhookSettings.parse(environment)
         return configuration
     }
 }

@@ -27,4 +27,19 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case keyCreated = "key_created"
     /// An API key was revoked (subject `key:<uuid>`).
     case keyRevoked = "key_revoked"
+    /// A webhook endpoint was registered (subject `webhook:<uuid>`; details `url`, `events`).
+    case webhookCreated = "webhook_created"
+    /// A webhook endpoint was changed, paused or re-enabled (subject `webhook:<uuid>`; details: what changed).
+    case webhookUpdated = "webhook_updated"
+    /// A webhook endpoint was deleted (subject `webhook:<uuid>`).
+    case webhookDeleted = "webhook_deleted"
+    /// A webhook endpoint's secret was rotated (subject `webhook:<uuid>`; details `previous_valid_until`).
+    case webhookSecretRotated = "webhook_secret_rotated"
+    /// The sender disabled a webhook endpoint after sustained failure (subject `webhook:<uuid>`;
+    /// details `failing_since`, `last_error`).
+    case webhookDisabled = "webhook_disabled"
+    /// An admin sent a `webhook.test` event (subject `webhook:<uuid>`).
+    case webhookTestSent = "webhook_test_sent"
+    /// An admin queued a webhook delivery again (subject `webhook:<uuid>`; details `delivery_id`).
+    case webhookDeliveryRetried = "webhook_delivery_retried"
 }

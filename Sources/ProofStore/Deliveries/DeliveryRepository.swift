@@ -27,7 +27,8 @@ public struct DeliveryRepository: Sendable {
     // up again at every bind; compared as text it still uses `deliveries_reference`.
 
     /// Creates `draft`, or reports the existing delivery with its reference. A new delivery is
-    /// committed with a `delivery_created` audit event (subject `delivery:<reference>`).
+    /// committed with a `delivery_created` audit event (subject `delivery:<reference>`) and a
+    /// `delivery.created` webhook event in the outbox, in one transaction.
     public func create(_ draft: NewDelivery, by actor: Actor?, origin: AuditOrigin? = nil) async throws -> DeliveryCreation {
         let origin = origin ?? (actor.map { AuditOrigin(actor: $0) } ?? .system)
         let inserted = try await database.withTransaction(retryingStalePlans: true) { session in
@@ -36,11 +37,14 @@ public struct DeliveryRepository: Sendable {
                 VALUES (\(draft.reference), \(draft.recipientName), \(draft.address), \(draft.destination?.lat),
                     \(draft.destination?.lon), \(actor?.keyID))
                 ON CONFLICT (reference) DO NOTHING
-                RETURNING id
+                RETURNING id, created_at
                 """)
             if let row = inserted.first {
+                let id = try row.decode(UUID.self, "id")
+                WebhookOutbox.enqueue(.deliveryCreated(reference: draft.reference, deliveryID: id, recipientName: draft.recipientName,
+                                                       address: draft.address, createdAt: try row.decode("created_at")), in: session)
                 try await AuditLog.append(.deliveryCreated, subject: "delivery:\(draft.reference)",
-                                          details: ["delivery_id": try row.decode(UUID.self, "id").uuidString.lowercased(),
+                                          details: ["delivery_id": id.uuidString.lowercased(),
                                                     "delivery_sha256": DeliveryFacts.digest(
                                                         reference: draft.reference, recipientName: draft.recipientName,
                                                         address: draft.address, destination: draft.destination).hexString],

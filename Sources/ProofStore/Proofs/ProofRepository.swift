@@ -38,16 +38,20 @@ public struct ProofRepository: Sendable {
     /// The same transaction appends a `proof_recorded` audit event (subject `delivery:<reference>`,
     /// details `proof_id`, `points_sha256`, `png_sha256`) on behalf of `origin`. The transaction
     /// costs two round trips: `BEGIN`, this statement and the audit chain's lock in one, the audit
-    /// insert and `COMMIT` in the other.
+    /// insert and `COMMIT` in the other. The `delivery.delivered` webhook event goes into the outbox
+    /// in the same transaction (``WebhookOutbox``), queued with the `COMMIT`.
     public func record(_ proof: NewProof, reference: String,
                        idempotency: (apiKeyID: UUID, key: String, response: IdempotentResponse)? = nil,
                        origin: AuditOrigin = .system) async throws {
         do {
             try await database.withTransaction(retryingStalePlans: true) { session in
                 record(proof, reference: reference, idempotency: idempotency, in: session)
-                try await AuditLog.append(.proofRecorded, subject: "delivery:\(reference)",
-                                          details: Self.recordedDetails(proof, reference: reference),
+                let details = Self.recordedDetails(proof, reference: reference)
+                try await AuditLog.append(.proofRecorded, subject: "delivery:\(reference)", details: details,
                                           origin: origin, in: session)
+                // Queued behind the audit insert: it goes with the COMMIT, no extra round trip.
+                WebhookOutbox.enqueue(.deliveryDelivered(reference: reference, proofID: proof.id, receivedAt: proof.body.receivedAt,
+                                                         digests: details.filter { $0.key != "proof_id" }), in: session)
             }
         } catch let error as PostgresError where error.kind == .uniqueViolation && error.constraint?.hasPrefix("proofs") == true {
             throw ProofStoreError.proofAlreadyRecorded(proof.id)

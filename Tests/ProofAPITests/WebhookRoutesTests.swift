@@ -1,0 +1,130 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Postgres
+import ProofAPI
+import ProofService
+import ProofStore
+import Testing
+import TestSupport
+import Webhooks
+
+@Suite("Webhook routes", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+struct WebhookRoutesTests {
+    static func settings(allowPrivate: Bool) -> WebhookSettings {
+        var settings = WebhookSettings()
+        settings.secretsKey = Data(repeating: 3, count: 32).base64EncodedString()
+        settings.allowPrivateNetworks = allowPrivate
+        return settings
+    }
+
+    static func create(_ client: some TestClientProtocol, _ harness: APITestHarness, url: String = "http://127.0.0.1:9/hook",
+                       events: String = #"["delivery.created","delivery.delivered"]"#) async throws -> TestResponse {
+        try await client.execute(uri: "/v1/webhooks", method: .post, headers: harness.headers(.admin),
+                                 body: ByteBuffer(string: #"{"url":"\#(url)","events":\#(events),"description":"ERP"}"#))
+    }
+
+    @Test("admins register, read, change, pause, rotate, test and delete endpoints; the secret is shown once; all audited")
+    func lifecycle() async throws {
+        try await APITestHarness.with { harness in
+            try await harness.application(webhooks: Self.settings(allowPrivate: true)).test(.router) { client in
+                let created = try await Self.create(client, harness)
+                #expect(created.status == .created)
+                let secret = try #require(created.json["secret"] as? String)
+                #expect(secret.hasPrefix("whsec_") && WebhookSecret(secret) != nil)
+                let id = try #require(created.json["id"] as? String)
+                #expect(created.headers[.location] == "/v1/webhooks/\(id)")
+                #expect(created.json["events"] as? [String] == ["delivery.created", "delivery.delivered"])
+
+                let shown = try await client.execute(uri: "/v1/webhooks/\(id)", method: .get, headers: harness.headers(.admin))
+                #expect(shown.status == .ok && shown.json["secret"] == nil && shown.json["enabled"] as? Bool == true)
+                let listed = try await client.execute(uri: "/v1/webhooks", method: .get, headers: harness.headers(.admin))
+                #expect((listed.json["items"] as? [[String: Any]])?.count == 1)
+                let stored = try await harness.database.query("SELECT secret_sealed FROM webhook_endpoints").decode([UInt8].self, row: 0, column: 0)
+                #expect(!String(decoding: stored, as: UTF8.self).contains(String(secret.dropFirst(6))))  // sealed, not plain
+
+                let paused = try await client.execute(uri: "/v1/webhooks/\(id)", method: .patch, headers: harness.headers(.admin),
+                                                      body: ByteBuffer(string: #"{"enabled":false,"events":["delivery.delivered"]}"#))
+                #expect(paused.status == .ok && paused.json["enabled"] as? Bool == false && paused.json["disabled_reason"] as? String == "admin")
+                #expect(paused.json["events"] as? [String] == ["delivery.delivered"])
+                let resumed = try await client.execute(uri: "/v1/webhooks/\(id)", method: .patch, headers: harness.headers(.admin),
+                                                       body: ByteBuffer(string: #"{"enabled":true}"#))
+                #expect(resumed.json["enabled"] as? Bool == true && resumed.json["disabled_reason"] == nil)
+
+                let rotated = try await client.execute(uri: "/v1/webhooks/\(id)/rotate-secret", method: .post, headers: harness.headers(.admin))
+                #expect(rotated.status == .ok)
+                #expect((rotated.json["secret"] as? String).map { $0 != secret && $0.hasPrefix("whsec_") } == true)
+                #expect(rotated.json["previous_secret_valid_until"] is String)
+
+                let tested = try await client.execute(uri: "/v1/webhooks/\(id)/test", method: .post, headers: harness.headers(.admin))
+                #expect(tested.status == .accepted)
+                let deliveries = try await client.execute(uri: "/v1/webhooks/\(id)/deliveries", method: .get, headers: harness.headers(.admin))
+                let items = try #require(deliveries.json["items"] as? [[String: Any]])
+                #expect(items.count == 1 && items[0]["event_type"] as? String == "webhook.test" && items[0]["state"] as? String == "pending")
+                #expect((items[0]["webhook_id"] as? String)?.hasPrefix("msg_") == true)
+                let deliveryID = try #require(items[0]["id"] as? String)
+                let retried = try await client.execute(uri: "/v1/webhooks/\(id)/deliveries/\(deliveryID)/retry", method: .post,
+                                                       headers: harness.headers(.admin))
+                #expect(retried.status == .accepted)
+                let unknown = try await client.execute(uri: "/v1/webhooks/\(id)/deliveries/\(UUID())/retry", method: .post,
+                                                       headers: harness.headers(.admin))
+                #expect(unknown.status == .notFound)
+
+                let deleted = try await client.execute(uri: "/v1/webhooks/\(id)", method: .delete, headers: harness.headers(.admin))
+                #expect(deleted.status == .noContent)
+                let gone = try await client.execute(uri: "/v1/webhooks/\(id)", method: .get, headers: harness.headers(.admin))
+                #expect(gone.status == .notFound && gone.json["code"] as? String == "webhook_not_found")
+
+                let actions = try await harness.database.query("""
+                    SELECT action FROM audit_events WHERE subject = $1 ORDER BY seq
+                    """, ["webhook:\(id)"]).rows.map { try $0.decode(String.self, 0) }
+                #expect(actions == ["webhook_created", "webhook_updated", "webhook_updated", "webhook_secret_rotated",
+                                    "webhook_test_sent", "webhook_delivery_retried", "webhook_deleted"])
+            }
+        }
+    }
+
+    @Test("by default loopback, private, link-local and metadata URLs are refused with 422",
+          arguments: ["http://127.0.0.1/hook", "http://[::1]/hook", "http://localhost/hook", "http://169.254.169.254/latest/meta-data/",
+                      "http://10.0.0.1/hook", "http://[::ffff:127.0.0.1]/hook"])
+    func ssrfRefused(url: String) async throws {
+        try await APITestHarness.with { harness in
+            try await harness.application(webhooks: Self.settings(allowPrivate: false)).test(.router) { client in
+                let refused = try await Self.create(client, harness, url: url)
+                #expect(refused.status == .unprocessableContent)
+                #expect(refused.json["code"] as? String == "webhook_url_refused")
+                #expect(try await harness.database.query("SELECT count(*) FROM webhook_endpoints").decode(Int.self, row: 0, column: 0) == 0)
+            }
+        }
+    }
+
+    @Test("bad input is a clear 4xx, other roles are forbidden, and without WEBHOOK_SECRETS_KEY the API answers 503")
+    func refusals() async throws {
+        try await APITestHarness.with { harness in
+            try await harness.application(webhooks: Self.settings(allowPrivate: true)).test(.router) { client in
+                #expect(try await Self.create(client, harness, events: #"["delivery.exploded"]"#).status == .unprocessableContent)
+                #expect(try await Self.create(client, harness, events: "[]").status == .unprocessableContent)
+                #expect(try await Self.create(client, harness, url: "ftp://127.0.0.1/x").status == .unprocessableContent)
+                let broken = try await client.execute(uri: "/v1/webhooks", method: .post, headers: harness.headers(.admin),
+                                                      body: ByteBuffer(string: "{\"url\":"))
+                #expect(broken.status == .badRequest)
+                let missing = try await client.execute(uri: "/v1/webhooks", method: .post, headers: harness.headers(.admin),
+                                                       body: ByteBuffer(string: "{}"))
+                #expect(missing.status == .unprocessableContent)
+                for role in [Role.dispatcher, .auditor, .courier] {
+                    let forbidden = try await client.execute(uri: "/v1/webhooks", method: .get, headers: harness.headers(role))
+                    #expect(forbidden.status == .forbidden)
+                }
+                #expect(try await client.execute(uri: "/v1/webhooks/not-a-uuid", method: .get, headers: harness.headers(.admin)).status == .notFound)
+                let limit = try await client.execute(uri: "/v1/webhooks/\(UUID())/deliveries?limit=0", method: .get, headers: harness.headers(.admin))
+                #expect(limit.status == .unprocessableContent)
+            }
+            try await harness.application().test(.router) { client in
+                let off = try await Self.create(client, harness)
+                #expect(off.status == .serviceUnavailable && off.json["code"] as? String == "webhooks_not_configured")
+            }
+        }
+    }
+}
