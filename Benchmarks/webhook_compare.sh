@@ -36,7 +36,7 @@ for side in 1 2; do
     cluster "$side" start >/dev/null
     cluster "$side" createdb countersign_bench --fresh >/dev/null
     url="$(cluster "$side" url countersign_bench)"
-    DATABASE_URL="$url" "$binary" migrate >/dev/null
+    MIGRATION_DATABASE_URL="$(cluster "$side" owner-url countersign_bench)" "$binary" migrate >/dev/null
     tokens+=("$(DATABASE_URL="$url" "$binary" keys create --role admin --name bench 2>&1 | grep -o 'cs_[A-Za-z0-9_-]*' | head -1)")
     psql -q "$url" -c "INSERT INTO deliveries (reference, recipient_name, address, destination_lat, destination_lon)
                        SELECT 'R' || r || '-' || g, 'Load Test', 'Somewhere', 52.52, 13.405

@@ -130,7 +130,7 @@ cmd_start() {
     fi
     echo "pg.sh: starting PostgreSQL on 127.0.0.1:$PORT (socket in $(SOCKET_DIR))"
     as_owner "$bin/pg_ctl" -D "$(PGDATA_DIR)" -l "$(PGDATA_DIR)/server.log" -w -t 30 start \
-        -o "-c listen_addresses=127.0.0.1 -p $PORT -k $(SOCKET_DIR) -c max_connections=200 -c fsync=${COUNTERSIGN_PG_FSYNC:-on} $CHECKPOINT_OPTIONS ${COUNTERSIGN_PG_OPTIONS:-}" >/dev/null
+        -o "-c listen_addresses=127.0.0.1 -p $PORT -k $(SOCKET_DIR) -c max_connections=400 -c fsync=${COUNTERSIGN_PG_FSYNC:-on} $CHECKPOINT_OPTIONS ${COUNTERSIGN_PG_OPTIONS:-}" >/dev/null
     psql_admin postgres -c "DO \$\$ BEGIN
         IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$OWNER_ROLE') THEN CREATE ROLE $OWNER_ROLE LOGIN CREATEDB; END IF;
         IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$RUNTIME_ROLE') THEN CREATE ROLE $RUNTIME_ROLE LOGIN; END IF;

@@ -35,7 +35,7 @@ if ! $PG status >/dev/null 2>&1; then
 fi
 trap '[ $pg_started = 1 ] && $PG stop >/dev/null 2>&1 || true' EXIT
 $PG createdb "webhooks_$mode" --fresh >/dev/null
-DATABASE_URL="$($PG url "webhooks_$mode")" "$binary" migrate >/dev/null
+MIGRATION_DATABASE_URL="$($PG owner-url "webhooks_$mode")" "$binary" migrate >/dev/null
 read -r port receiver_port <<<"$(python3 scripts/free-port.py 2 | tr '\n' ' ')"
 mkdir -p test-output
 extra=()

@@ -64,7 +64,8 @@ enum SettingsDocumentation {
                 if let name = Range(match.range(at: 1), in: text) { names.insert(String(text[name])) }
             }
         }
-        return names
+        // The process environment the code consults that is not ours to document.
+        return names.subtracting(["PATH", "TMPDIR", "HOME"])
     }
 
     /// A markdown table whose first column names variables and whose column headed "default"

@@ -50,8 +50,9 @@ public struct AttemptRecording: Sendable {
                 try await AuditLog.append(.attemptRecorded, subject: "delivery:\(reference)",
                                           details: LifecycleRepository.attemptDetails(attempt, reference: reference, deliveryID: deliveryID),
                                           origin: origin, in: session)
-                // Webhooks: the `delivery.attempt_failed` event is enqueued here, in this transaction
-                // (an outbox row inserted through `session`), so it is sent exactly when the attempt commits.
+                // In this transaction, so the event exists exactly when the attempt commits.
+                WebhookOutbox.enqueue(.deliveryAttemptFailed(reference: reference, attemptID: attempt.id, reason: attempt.reason.rawValue,
+                                                             note: attempt.note, attemptedAt: attempt.capturedAt.date), in: session)
             }
         } catch LifecycleError.deliveryNotFound {
             throw ServiceError.deliveryNotFound(reference)

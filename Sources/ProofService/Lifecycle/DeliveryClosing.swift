@@ -41,8 +41,11 @@ public struct DeliveryClosing: Sendable {
                                                                                       status: status, reason: reason, by: actor.keyID,
                                                                                       at: closedAt),
                                           origin: origin, in: session)
-                // Webhooks: the `delivery.cancelled` (or `delivery.failed`) event is enqueued here, in
-                // this transaction (an outbox row inserted through `session`), so it is sent exactly when the change commits.
+                // In this transaction, so the event exists exactly when the change commits. Giving up
+                // (`failed`) has no event type of its own yet (docs/webhooks.md).
+                if status == .cancelled {
+                    WebhookOutbox.enqueue(.deliveryCancelled(reference: reference, reason: reason, cancelledAt: closedAt), in: session)
+                }
             }
         } catch LifecycleError.deliveryNotFound {
             throw ServiceError.deliveryNotFound(reference)
