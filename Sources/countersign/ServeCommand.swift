@@ -131,6 +131,10 @@ struct ServeCommand: AsyncParsableCommand {
             logger.info("webhooks off: WEBHOOK_SECRETS_KEY is not set")
             return []
         }
+        guard settings.senderEnabled else {
+            logger.info("webhook sender off in this replica: WEBHOOK_SENDER_ENABLED=false (events wait in the outbox)")
+            return []
+        }
         if settings.allowPrivateNetworks { logger.warning("webhooks may be sent to private networks (WEBHOOK_ALLOW_PRIVATE_NETWORKS)") }
         return [WebhookSender(queue: WebhookDeliveryQueue(database: database), box: try WebhookSecretBox(encodedKey: key),
                               urlGuard: WebhookURLGuard(allowsPrivateNetworks: settings.allowPrivateNetworks),

@@ -7,6 +7,10 @@ public struct WebhookSettings: Sendable, Equatable {
     public var secretsKey: String?
     /// `WEBHOOK_ALLOW_PRIVATE_NETWORKS` (default false): allow loopback and private receivers.
     public var allowPrivateNetworks = false
+    /// `WEBHOOK_SENDER_ENABLED` (default true): run the sender in this replica. False keeps the
+    /// endpoints' API and the outbox (events are still written, and sent by a replica that sends):
+    /// for replicas that must not reach out, and for contract fuzzing, which registers arbitrary URLs.
+    public var senderEnabled = true
     /// `WEBHOOK_TIMEOUT_SECONDS` (default 10): one attempt's limit, connect to last byte.
     public var timeout: Duration = .seconds(10)
     /// `WEBHOOK_RETRY_WINDOW_SECONDS` (default 86400, at least 24 h in production): a delivery is
@@ -39,6 +43,13 @@ public struct WebhookSettings: Sendable, Equatable {
             case "true", "1", "yes": settings.allowPrivateNetworks = true
             case "false", "0", "no", "": settings.allowPrivateNetworks = false
             default: throw SettingError(name: "WEBHOOK_ALLOW_PRIVATE_NETWORKS", expected: "true or false")
+            }
+        }
+        if let raw = environment["WEBHOOK_SENDER_ENABLED"] {
+            switch raw.lowercased() {
+            case "true", "1", "yes", "": settings.senderEnabled = true
+            case "false", "0", "no": settings.senderEnabled = false
+            default: throw SettingError(name: "WEBHOOK_SENDER_ENABLED", expected: "true or false")
             }
         }
         func seconds(_ name: String, _ range: ClosedRange<Int>) throws -> Duration? {
