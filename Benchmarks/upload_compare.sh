@@ -14,7 +14,8 @@
 # slow spell, and they swap clusters and ports every round. Defaults: 30 s, 4 rounds.
 #
 # Schema changes: MIGRATIONS_A and MIGRATIONS_B name the migration folders of the two sides (the
-# same build may be given twice). Each build then keeps its own cluster, migrated from its folder
+# same build may be given twice); ONE_ROLE_A=1 serves build A as the owner (a build from before
+# the runtime role). Each build then keeps its own cluster, migrated from its folder
 # and served with it as MIGRATIONS_DIR, and the sides do not swap.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -55,9 +56,14 @@ for side in $(seq 1 "$sides"); do
     cluster "$side" start >/dev/null
     cluster "$side" createdb countersign_bench --fresh >/dev/null
     url="$(cluster "$side" url countersign_bench)"
-    MIGRATION_DATABASE_URL="$(cluster "$side" owner-url countersign_bench)" MIGRATIONS_DIR="${migrations[$((side - 1))]}" \
-        "${binaries[0]}" migrate >/dev/null
-    tokens+=("$(DATABASE_URL="$url" "${binaries[0]}" keys create --role admin --name bench 2>&1 | grep -o 'cs_[A-Za-z0-9_-]*' | head -1)")
+    owner="$(cluster "$side" owner-url countersign_bench)"
+    # With two schemas each build migrates its own; a build from before the two roles
+    # (ONE_ROLE_A=1 for the first) also serves as the owner, as it did then.
+    builder="${binaries[0]}"
+    if [ "$swapping" = 0 ]; then builder="${binaries[$((side - 1))]}"; fi
+    if [ "$side" = 1 ] && [ "${ONE_ROLE_A:-0}" = 1 ]; then url="$owner"; fi
+    DATABASE_URL="$owner" MIGRATION_DATABASE_URL="$owner" MIGRATIONS_DIR="${migrations[$((side - 1))]}" "$builder" migrate >/dev/null
+    tokens+=("$(DATABASE_URL="$url" "$builder" keys create --role admin --name bench 2>&1 | grep -o 'cs_[A-Za-z0-9_-]*' | head -1)")
     psql -q "$url" -c "INSERT INTO deliveries (reference, recipient_name, address, destination_lat, destination_lon)
                        SELECT 'R' || r || '-' || g, 'Load Test', 'Somewhere', 52.52, 13.405
                        FROM generate_series(1, $rounds) r, generate_series(0, 19999) g"
