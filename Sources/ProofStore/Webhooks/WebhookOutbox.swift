@@ -20,13 +20,19 @@ public enum WebhookOutbox {
     }
 
     /// The one statement: draw the id (it is also the payload's `sequence`), store the exact
-    /// payload text that will be signed and sent, and queue it for each subscribed endpoint.
+    /// payload text that will be signed and sent, and queue it for each subscribed endpoint — or
+    /// nothing at all when no endpoint is subscribed, so a deployment without webhooks pays only
+    /// the look-up.
     static func statement(_ event: WebhookEvent) -> PostgresQuery {
         let type = event.type.rawValue
         return """
             WITH drawn AS (
                 SELECT nextval('webhook_events_id_seq') AS id, gen_random_uuid() AS message_id, now() AS at,
                     (SELECT id FROM deliveries WHERE reference = \(event.deliveryReference)::text) AS delivery_id
+                -- No live endpoint wants it: no event row (endpoints added later only see later events).
+                WHERE EXISTS (SELECT 1 FROM webhook_endpoints endpoint WHERE endpoint.deleted_at IS NULL
+                    AND CASE WHEN \(event.endpointID)::uuid IS NULL THEN endpoint.events @> ARRAY[\(type)::text]
+                             ELSE endpoint.id = \(event.endpointID)::uuid END)
             ), event AS (
                 INSERT INTO webhook_events (id, message_id, type, delivery_id, endpoint_id, occurred_at, payload)
                 SELECT drawn.id, drawn.message_id, \(type)::text, drawn.delivery_id, \(event.endpointID)::uuid, drawn.at,
