@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The courier SDK's transports against one live server, alternating rounds in the same run:
-# URLSession (FoundationNetworking/libcurl on Linux) vs AsyncHTTPClient (docs/decisions/0017).
+# URLSession (FoundationNetworking/libcurl on Linux) vs AsyncHTTPClient (docs/decisions/0022).
 #
 #   Benchmarks/sdk_transport.sh [UPLOADS_PER_ROUND] [ROUNDS] [BENCH_BINARY] [SERVER_BINARY]
 #
