@@ -189,25 +189,13 @@ public struct ZipArchiveWriter {
         let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let second = seconds - days * 86_400
-        let (year, month, day) = civil(days: days)
+        let (year, month, day) = CivilDate.from(daysSince1970: days)
         guard year >= 1980 else { return (0, UInt16(0 << 9 | 1 << 5 | 1)) }
         guard year <= 2107 else { return (UInt16(23 << 11 | 59 << 5 | 29), UInt16(127 << 9 | 12 << 5 | 31)) }
         let time = UInt16(second / 3600) << 11 | UInt16(second % 3600 / 60) << 5 | UInt16(second % 60 / 2)
         return (time, UInt16(year - 1980) << 9 | UInt16(month) << 5 | UInt16(day))
     }
 
-    /// Year, month, day of `days` since 1970-01-01 (proleptic Gregorian; H. Hinnant's algorithm).
-    static func civil(days: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
 }
 
 extension [UInt8] {
