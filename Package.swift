@@ -46,6 +46,9 @@ let package = Package(
         .target(name: "PNGShim", dependencies: ["CLibPNG"]),
         .target(name: "PNG", dependencies: ["CLibPNG", "PNGShim"], swiftSettings: strict),
 
+        // MARK: What the C allocator holds (glibc mallinfo2), for /metrics
+        .target(name: "CMallocStatistics"),
+
         // MARK: Signature -> pixels/SVG glue (the only module that imports Raster and PNG)
         .target(name: "SignatureRender", dependencies: ["SignatureKit", "Raster", "PNG"], swiftSettings: strict),
 
@@ -142,7 +145,7 @@ let package = Package(
             name: "ProofAPI",
             dependencies: [
                 "ProofService", "ProofStore", "Postgres", "SignatureKit", "SignatureRender", "Archive",
-                "Cryptography",
+                "Cryptography", "CMallocStatistics",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

@@ -505,6 +505,23 @@ def soak(args):
         return int(psql(args.admin_url, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
                                         "AND pid <> pg_backend_pid()")[0][0])
 
+    def allocator_mb():
+        # The server's countersign_malloc_bytes gauges (glibc): RSS growth with flat in_use is memory
+        # the allocator keeps (a new thread's arena), not a leak. {} when /metrics has no such series.
+        try:
+            connection = http.client.HTTPConnection("127.0.0.1", args.port, timeout=10)
+            connection.request("GET", "/metrics")
+            text = connection.getresponse().read().decode("utf-8", "replace")
+            connection.close()
+        except (OSError, http.client.HTTPException):
+            return {}
+        found = {}
+        for line in text.splitlines():
+            match = re.match(r'countersign_malloc_bytes\{state="(\w+)"\} (\S+)$', line)
+            if match:
+                found[f"malloc_{match.group(1)}_mb"] = round(float(match.group(2)) / 1048576, 1)
+        return found
+
     threads = [threading.Thread(target=worker, args=(i,), daemon=True) for i in range(args.connections)]
     started = time.time()
     for thread in threads:
@@ -513,7 +530,8 @@ def soak(args):
     while time.time() - started < args.duration:
         time.sleep(min(10, max(0.1, args.duration - (time.time() - started))))
         samples.append({"t": round(time.time() - started), "rss_mb": round(server.rss_kb() / 1024, 1), "fds": server.fds(),
-                        "threads": server.threads(), "db_connections": database_connections(), "requests": len(latencies)})
+                        "threads": server.threads(), "db_connections": database_connections(), "requests": len(latencies),
+                        **allocator_mb()})
         log("soak:", json.dumps(samples[-1]))
     stop.set()
     for thread in threads:

@@ -21,6 +21,8 @@ import Synchronization
 /// - `audit_verifications_total{result}`: `ok` or the break kind (`hash_mismatch`, `gap`, ...).
 /// - `db_pool_connections{state=in_use|idle}`, `db_pool_waiting`, `db_pool_capacity`,
 ///   `db_pool_waits_total`, `db_pool_timeouts_total`: the connection pool, read at scrape time.
+/// - `malloc_bytes{state=in_use|free|mmapped}`: what the C allocator holds, read at scrape time
+///   (``AllocatorSnapshot``; absent where the C library cannot tell).
 ///
 /// Handlers find the metrics of the application serving them through ``current`` (a task local set
 /// by the request middleware), so routes need no extra wiring.
@@ -62,6 +64,9 @@ public final class CountersignMetrics: ServiceMetrics {
     private let poolWaits: Prometheus.Counter
     private let poolTimeouts: Prometheus.Counter
     private let poolSeen = Mutex(PoolCounters())
+    private let mallocInUse: Gauge
+    private let mallocFree: Gauge
+    private let mallocMmapped: Gauge
 
     static let requestBuckets: [Duration] = [
         .milliseconds(1), .microseconds(2500), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
@@ -105,6 +110,10 @@ public final class CountersignMetrics: ServiceMetrics {
             descriptor: Self.named("db_pool_waits", unit: "total", help: "Connection requests that found the pool exhausted and had to wait."))
         self.poolTimeouts = registry.makeCounter(
             descriptor: Self.named("db_pool_timeouts", unit: "total", help: "Connection requests that gave up waiting (acquire timeout)."))
+        let malloc = Self.named("malloc", unit: "bytes", help: "Bytes the C allocator holds: in use by the program, freed but kept, of which in own mappings.")
+        self.mallocInUse = registry.makeGauge(descriptor: malloc, labels: [("state", "in_use")])
+        self.mallocFree = registry.makeGauge(descriptor: malloc, labels: [("state", "free")])
+        self.mallocMmapped = registry.makeGauge(descriptor: malloc, labels: [("state", "mmapped")])
         for result in ["ok"] + Self.breakKinds {
             _ = auditCounter(result)
         }
@@ -186,6 +195,13 @@ public final class CountersignMetrics: ServiceMetrics {
         }
         if waits > 0 { poolWaits.increment(by: Int64(waits)) }
         if timeouts > 0 { poolTimeouts.increment(by: Int64(timeouts)) }
+    }
+
+    /// Copies an allocator snapshot into the `malloc_bytes` gauges.
+    public func recordAllocator(_ snapshot: AllocatorSnapshot) {
+        mallocInUse.set(to: Double(snapshot.inUse))
+        mallocFree.set(to: Double(snapshot.free))
+        mallocMmapped.set(to: Double(snapshot.mmapped))
     }
 
     /// The exposition text (Prometheus text format 0.0.4).

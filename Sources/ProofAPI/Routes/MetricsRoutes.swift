@@ -7,7 +7,8 @@ public struct MetricsRoutes: Sendable {
     let metrics: CountersignMetrics
     let database: PostgresClient
 
-    /// Creates the route over `metrics`; the pool gauges are read from `database` at each scrape.
+    /// Creates the route over `metrics`; the pool gauges are read from `database`, the allocator's from
+    /// the C library, at each scrape.
     public init(metrics: CountersignMetrics, database: PostgresClient) {
         self.metrics = metrics
         self.database = database
@@ -17,6 +18,7 @@ public struct MetricsRoutes: Sendable {
     public func register(on router: Router<AppRequestContext>) {
         router.get("metrics") { _, _ in
             metrics.recordPool(await database.statistics)
+            if let allocator = AllocatorSnapshot.now() { metrics.recordAllocator(allocator) }
             return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8", .cacheControl: "no-store"],
                             body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
         }
