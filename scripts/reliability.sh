@@ -61,7 +61,9 @@ if [ -n "${RELIABILITY_BINARY:-}" ]; then
     binary="$RELIABILITY_BINARY"
 else
     echo "reliability: building countersign (debug)" >&2
-    swift build --product countersign 2>&1 | grep -E "error|Compiling|Build complete" | tail -3 >&2
+    # A failed build must stop the run: an older binary left in .build would be tested instead.
+    swift build --product countersign >"${TMPDIR:-/tmp}/countersign-reliability-build.log" 2>&1 \
+        || { grep -E "error" "${TMPDIR:-/tmp}/countersign-reliability-build.log" | head -20 >&2; echo "reliability: build failed" >&2; exit 1; }
     binary="$(swift build --show-bin-path)/countersign"
 fi
 [ -x "$binary" ] || { echo "reliability: no binary at $binary" >&2; exit 1; }
