@@ -43,7 +43,7 @@ public struct ProofIntake: Sendable {
         // job: each job is a hand-over to a pool thread and back, which cost about as much CPU as
         // parsing a signature (docs/decisions/0027-upload-cost.md).
         guard let state = try await proofs.deliveryState(reference: reference) else { throw ServiceError.deliveryNotFound(reference) }
-        if state.proofID != nil { throw Self.alreadyRecorded(reference) }
+        if state.status == .delivered { throw Self.alreadyRecorded(reference) }
         if state.status.isClosed { throw ServiceError.invalidTransition(reference, from: state.status, to: .delivered) }
         let weight = Self.weight(bytes: upload.json.count)
         let (capture, renderedInline) = try await work.run(for: actor.keyID, weight: weight) { [self, json = upload.json] in
