@@ -5,9 +5,9 @@ import SignatureKit
 import SignatureRender
 
 /// Recording a proof: the one use case an upload walks through, once, from received body to
-/// stored row — parse, canonicalise the ink and render it (one CPU-pool job, while the delivery is
-/// looked up), assess the capture, hash, store (with its audit event and idempotency record in the
-/// same transaction). A refusal of the body comes before a refusal for the delivery (404, 409).
+/// stored row — find the delivery, parse, canonicalise the ink and render it (one CPU-pool job),
+/// assess the capture, hash, store (with its audit event and idempotency record in the same
+/// transaction). A refusal for the delivery (404, 409) comes before any refusal of the body.
 public struct ProofIntake: Sendable {
     let proofs: ProofRepository
     let policy: APIPolicy
@@ -39,11 +39,12 @@ public struct ProofIntake: Sendable {
     /// `proof_already_recorded`, 409 `invalid_transition` (failed or cancelled), 400/422 for the body and its ink.
     public func accept(_ upload: ReceivedUpload, reference: String, actor: Actor, receivedAt: Date, origin: AuditOrigin,
                        idempotencyKey: String?, respond: (RecordedProof) -> IdempotentResponse) async throws -> IdempotentResponse {
-        // The delivery is looked up while the CPU work runs as one job: each job is a hand-over to
-        // a pool thread and back, about 40 µs of CPU in wake-ups and continuations, as much as half
-        // the parse (docs/decisions/0027-upload-cost.md). A body refused for its JSON or ink is
-        // refused so whatever the delivery; then 404 / 409.
-        async let lookup = proofs.deliveryState(reference: reference)
+        // The delivery first (404 / 409 before any parsing or rendering), then the CPU work as one
+        // job: each job is a hand-over to a pool thread and back, about 40 µs of CPU in wake-ups
+        // and continuations, as much as half the parse (docs/decisions/0027-upload-cost.md).
+        guard let state = try await proofs.deliveryState(reference: reference) else { throw ServiceError.deliveryNotFound(reference) }
+        if state.status == .delivered { throw Self.alreadyRecorded(reference) }
+        if state.status.isClosed { throw ServiceError.invalidTransition(reference, from: state.status, to: .delivered) }
         let weight = Self.weight(bytes: upload.json.count)
         let (capture, renderedInline) = try await work.run(for: actor.keyID, weight: weight) { [self, json = upload.json] in
             let capture = try ProofUpload.parse(json, parser: parser)
@@ -52,9 +53,6 @@ public struct ProofIntake: Sendable {
             let heavyInk = weight == .light && capture.ink.pointCount > Self.heavyPoints
             return (capture, heavyInk ? nil : try render(capture))
         }
-        guard let state = try await lookup else { throw ServiceError.deliveryNotFound(reference) }
-        if state.status == .delivered { throw Self.alreadyRecorded(reference) }
-        if state.status.isClosed { throw ServiceError.invalidTransition(reference, from: state.status, to: .delivered) }
         let (ink, image, renderOptionsJSON): (CanonicalInk, RenderedImage, String)
         if let renderedInline {
             (ink, image, renderOptionsJSON) = renderedInline
