@@ -67,8 +67,10 @@ struct LiveServerTests {
             let delivered = try await courier.delivery(reference: "SDK-1")
             #expect(delivered.status == "delivered" && delivered.proof?.proofID == receipt.proofID)
 
-            // A body the server refuses field by field: the problem's errors[] arrive typed.
-            var bad = try Samples.submission(reference: "SDK-1")
+            // A body the server refuses field by field: the problem's errors[] arrive typed. For a
+            // pending delivery: an upload for a delivered one is 409 before its body is parsed.
+            _ = try await dispatcher.createDelivery(Self.delivery("SDK-3"))
+            var bad = try Samples.submission(reference: "SDK-3")
             bad.capturedAt = "2026-11-25T05:00:00"
             let badProof = try PreparedProof(bad)
             let refusal = await Self.failure { () async throws(CountersignClientError) in _ = try await courier.upload(badProof) }

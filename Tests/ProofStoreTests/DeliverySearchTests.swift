@@ -132,6 +132,37 @@ struct DeliverySearchTests {
         }
     }
 
+    @Test("0018: reference, recipient and address are copied to delivery_search_text by trigger; the runtime role only reads them")
+    func searchTextTable() async throws {
+        try await ScratchDatabase.with(prefix: "search_texts") { scratch, database in
+            let deliveries = DeliveryRepository(database: database)
+            _ = try await deliveries.create(NewDelivery(reference: "ST-1", recipientName: "Grace Hopper", address: "7 Navy Yard",
+                                                        destination: nil), by: nil)
+            try await database.query("INSERT INTO deliveries (reference, recipient_name, address) VALUES ('ST-2', 'Alan Turing', '9 Bletchley Park')")
+            try await PostgresClient.withClient(.forTests(url: scratch.ownerURL, poolSize: 1)) { owner in
+                _ = try await owner.query("UPDATE deliveries SET address = '10 Bletchley Park' WHERE reference = 'ST-2'")
+            }
+            let rows = try await database.query("""
+                SELECT t.reference, t.recipient_name, t.address FROM delivery_search_text t
+                JOIN deliveries d ON d.id = t.delivery_id AND d.reference = t.reference ORDER BY d.reference
+                """).rows.map { try $0.decode((String, String, String).self) }
+            #expect(rows.map { [$0.0, $0.1, $0.2] } == [["ST-1", "Grace Hopper", "7 Navy Yard"], ["ST-2", "Alan Turing", "10 Bletchley Park"]])
+            func references(_ q: String, window: Int) async throws -> [String] {
+                try await deliveries.search(.init(text: try #require(DeliveryTextQuery(q))), window: window).deliveries.map(\.reference)
+            }
+            for window in Self.windows {
+                #expect(try await references("bletchley", window: window) == ["ST-2"])
+                #expect(try await references("st-", window: window) == ["ST-2", "ST-1"])
+                #expect(try await references("9 bletchley", window: window).isEmpty)
+            }
+            if scratch.url != scratch.ownerURL {
+                await #expect(throws: PostgresError.self) {
+                    try await database.query("INSERT INTO delivery_search_text VALUES (gen_random_uuid(), 'X', 'forged', 'text')")
+                }
+            }
+        }
+    }
+
     @Test("plans: one prepared statement uses the area index for a city and the whole world, in either order")
     func plans() async throws {
         try await ScratchDatabase.with(prefix: "search_plan", poolSize: 1) { scratch, database in

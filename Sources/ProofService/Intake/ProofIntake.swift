@@ -5,8 +5,9 @@ import SignatureKit
 import SignatureRender
 
 /// Recording a proof: the one use case an upload walks through, once, from received body to
-/// stored row — parse, find the delivery, assess the capture, canonicalise the ink, render it,
-/// hash, store (with its audit event and idempotency record in the same transaction).
+/// stored row — find the delivery, parse, canonicalise the ink and render it (one CPU-pool job),
+/// assess the capture, hash, store (with its audit event and idempotency record in the same
+/// transaction). A refusal for the delivery (404, 409) comes before any refusal of the body.
 public struct ProofIntake: Sendable {
     let proofs: ProofRepository
     let policy: APIPolicy
@@ -38,17 +39,28 @@ public struct ProofIntake: Sendable {
     /// `proof_already_recorded`, 409 `invalid_transition` (failed or cancelled), 400/422 for the body and its ink.
     public func accept(_ upload: ReceivedUpload, reference: String, actor: Actor, receivedAt: Date, origin: AuditOrigin,
                        idempotencyKey: String?, respond: (RecordedProof) -> IdempotentResponse) async throws -> IdempotentResponse {
-        let parser = parser
-        let capture = try await work.run(for: actor.keyID, weight: Self.weight(bytes: upload.json.count)) { [json = upload.json] in
-            try ProofUpload.parse(json, parser: parser)
-        }
+        // The delivery first (404 / 409 before any parsing or rendering), then the CPU work as one
+        // job: each job is a hand-over to a pool thread and back, about 40 µs of CPU in wake-ups
+        // and continuations, as much as half the parse (docs/decisions/0027-upload-cost.md).
         guard let state = try await proofs.deliveryState(reference: reference) else { throw ServiceError.deliveryNotFound(reference) }
-        if state.proofID != nil { throw Self.alreadyRecorded(reference) }
+        if state.status == .delivered { throw Self.alreadyRecorded(reference) }
         if state.status.isClosed { throw ServiceError.invalidTransition(reference, from: state.status, to: .delivered) }
+        let weight = Self.weight(bytes: upload.json.count)
+        let (capture, renderedInline) = try await work.run(for: actor.keyID, weight: weight) { [self, json = upload.json] in
+            let capture = try ProofUpload.parse(json, parser: parser)
+            // A small body can still carry more points than a light job should render: that ink
+            // goes to the heavy threads as a job of its own; every other one renders right here.
+            let heavyInk = weight == .light && capture.ink.pointCount > Self.heavyPoints
+            return (capture, heavyInk ? nil : try render(capture))
+        }
+        let (ink, image, renderOptionsJSON): (CanonicalInk, RenderedImage, String)
+        if let renderedInline {
+            (ink, image, renderOptionsJSON) = renderedInline
+        } else {
+            (ink, image, renderOptionsJSON) = try await work.run(for: actor.keyID, weight: .heavy) { [self] in try render(capture) }
+        }
         let assessment = ProofAssessment(location: capture.location, destination: state.destination,
                                          capturedAt: capture.capturedAt.date, receivedAt: receivedAt, policy: policy)
-        let weight: CPUWorkPool.Weight = capture.ink.pointCount > Self.heavyPoints ? .heavy : .light
-        let (ink, image, renderOptionsJSON) = try await work.run(for: actor.keyID, weight: weight) { [self] in try render(capture) }
         let recorded = RecordedProof(id: UUID(), reference: reference, receivedAt: receivedAt, bodySHA256: upload.sha256,
                                      pngSHA256: SHA256.hash(image.png),
                                      distanceToDestinationMeters: assessment.distanceToDestinationMeters, flags: assessment.flags)

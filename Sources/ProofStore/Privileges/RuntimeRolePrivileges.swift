@@ -39,6 +39,8 @@ public enum RuntimeRolePrivileges {
                "UPDATE (state, attempts, next_attempt_at, last_attempt_at, last_status, last_error, completed_at)",
                why: "each event's delivery to each endpoint; the sender claims rows FOR UPDATE SKIP LOCKED and records the outcome"),
         .table("webhook_attempts", "SELECT", "INSERT", why: "every post to a receiver, for GET /v1/webhooks/{id}/deliveries"),
+        .table("delivery_search_text", "SELECT",
+               why: "the text search matches reference, recipient and address here (0018); only the deliveries trigger writes it"),
         // Sequences (identity columns need no grant: INSERT on the table draws from them).
         .sequence("webhook_events_id_seq", why: "outbox event ids (the payload's per-delivery sequence)"),
         .sequence("webhook_attempts_id_seq", why: "webhook_attempts.id is a bigserial: its default calls nextval"),
@@ -61,6 +63,8 @@ public enum RuntimeRolePrivileges {
         .ownerOnly(.function, "countersign_notify_api_keys_changed()", why: "trigger: key changes empty the servers' key caches"),
         .ownerOnly(.function, "countersign_guard_attempt()", why: "trigger: attempts only on a pending delivery (locks it FOR SHARE)"),
         .ownerOnly(.function, "countersign_notify_webhook_deliveries()", why: "trigger: new deliveries wake the webhook senders"),
+        .ownerOnly(.function, "countersign_copy_delivery_search_text()",
+                   why: "trigger (SECURITY DEFINER): a delivery's reference, recipient and address into delivery_search_text"),
         .ownerOnly(.function, "countersign_audit_lock_chains(smallint[],integer[])", why: "not called: the append locks its chains inline"),
         .ownerOnly(.function, "countersign_ensure_monthly_partitions(regclass,integer,timestamp with time zone,timestamp with time zone)",
                    why: "migrate runs it as the owner; serving goes through countersign_maintain_partitions"),

@@ -11,17 +11,17 @@ public struct ProofRepository: Sendable {
         self.database = database
     }
 
-    /// The delivery's id, status and whether it already has a proof (for early 404/409 before rendering).
-    public func deliveryState(reference: String) async throws
-        -> (deliveryID: UUID, destination: GeoPoint?, proofID: UUID?, status: DeliveryStatus)? {
+    /// The delivery's id, destination and status (for early 404/409 before any CPU work). Only a
+    /// pending delivery takes a proof, and a delivered one has (or, once its month is archived,
+    /// had) one: the status says all the intake needs, so the look-up reads no proof partition
+    /// (joining `proofs` cost every upload a lock and a scan node per monthly partition).
+    public func deliveryState(reference: String) async throws -> (deliveryID: UUID, destination: GeoPoint?, status: DeliveryStatus)? {
         let result = try await database.query("""
-            SELECT d.id, d.destination_lat, d.destination_lon, p.id, d.status::text
-            FROM deliveries d LEFT JOIN proofs p ON \(unescaped: DeliveryRepository.proofJoin)
-            WHERE d.reference = \(reference)::text
+            SELECT d.id, d.destination_lat, d.destination_lon, d.status::text FROM deliveries d WHERE d.reference = \(reference)::text
             """)
         guard let row = result.first else { return nil }
-        let (deliveryID, lat, lon, proofID, status) = try row.decode((UUID, Double?, Double?, UUID?, String).self)
-        return (deliveryID, GeoPoint.stored(lat: lat, lon: lon), proofID, DeliveryStatus(rawValue: status) ?? .pending)
+        let (deliveryID, lat, lon, status) = try row.decode((UUID, Double?, Double?, String).self)
+        return (deliveryID, GeoPoint.stored(lat: lat, lon: lon), DeliveryStatus(rawValue: status) ?? .pending)
     }
 
     /// Stores `proof` for the delivery `reference`, marks the delivery delivered and, when given,

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An event to put in the outbox: its type, what it is about, and its `data` object (JSON).
 ///
@@ -34,15 +37,27 @@ public struct WebhookEvent: Sendable, Equatable {
             createdAt: WebhookTimestamp.format(createdAt), links: .init(delivery: deliveryPath(reference))))
     }
 
-    /// `delivery.delivered`: the proof's id, digests and links.
+    /// `delivery.delivered`: the proof's id, digests and links. Written directly (``JSONText``),
+    /// not by `JSONEncoder`: every upload makes one, and the encoder was 3 % of an upload's
+    /// server CPU (docs/decisions/0027-upload-cost.md). The members are those the other events'
+    /// encoder would give, in its sorted order (WebhookEventTests compares the two).
     public static func deliveryDelivered(reference: String, proofID: UUID, receivedAt: Date,
                                          digests: [String: String]) -> WebhookEvent {
         let base = deliveryPath(reference) + "/proof"
-        return encode(.deliveryDelivered, reference: reference, DeliveryDeliveredData(
-            reference: reference, proofID: proofID.uuidString.lowercased(), receivedAt: WebhookTimestamp.format(receivedAt),
-            digests: digests,
-            links: .init(delivery: deliveryPath(reference), metadata: base, png: base + "/signature.png",
-                         svg: base + "/signature.svg", points: base + "/points")))
+        let json = JSONText.object { data in
+            data.strings("digests", digests)
+            data.object("links") { links in
+                links.string("delivery", deliveryPath(reference))
+                links.string("metadata", base)
+                links.string("png", base + "/signature.png")
+                links.string("points", base + "/points")
+                links.string("svg", base + "/signature.svg")
+            }
+            data.string("proof_id", proofID.uuidString.lowercased())
+            data.string("received_at", WebhookTimestamp.format(receivedAt))
+            data.string("reference", reference)
+        }
+        return WebhookEvent(type: .deliveryDelivered, deliveryReference: reference, dataJSON: json)
     }
 
     /// `delivery.attempt_failed`: for the attempts use case to enqueue in its transaction.
@@ -96,21 +111,6 @@ struct DeliveryCreatedData: Encodable {
     }
 }
 
-struct DeliveryDeliveredData: Encodable {
-    struct Links: Encodable {
-        var delivery, metadata, png, svg, points: String
-    }
-    var reference: String
-    var proofID: String
-    var receivedAt: String
-    var digests: [String: String]
-    var links: Links
-
-    enum CodingKeys: String, CodingKey {
-        case reference, proofID = "proof_id", receivedAt, digests, links
-    }
-}
-
 struct DeliveryAttemptFailedData: Encodable {
     var reference: String
     var attemptID: String
@@ -140,19 +140,23 @@ struct TestData: Encodable {
     }
 }
 
-/// RFC 3339 UTC timestamps with microseconds, as the payloads carry them.
+/// RFC 3339 UTC timestamps with microseconds, as the payloads carry them. The calendar fields
+/// come from the C library's `gmtime_r`: a Foundation `Calendar` per call cost more than the
+/// rest of the `delivery.delivered` event.
 enum WebhookTimestamp {
     static func format(_ date: Date) -> String {
         let micros = Int64((date.timeIntervalSince1970 * 1_000_000).rounded())
-        let seconds = Date(timeIntervalSince1970: TimeInterval(micros / 1_000_000))
-        var calendar = Calendar(identifier: .gregorian)
-        calendar.timeZone = TimeZone(identifier: "UTC")!
-        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: seconds)
-        func pad(_ value: Int?, _ width: Int) -> String {
-            let text = String(value ?? 0)
+        // Whole seconds rounded down, so the microseconds are never negative.
+        let seconds = micros >= 0 ? micros / 1_000_000 : -((-micros + 999_999) / 1_000_000)
+        var time = time_t(seconds)
+        var fields = tm()
+        gmtime_r(&time, &fields)
+        func pad(_ value: Int, _ width: Int) -> String {
+            let text = String(value)
             return String(repeating: "0", count: max(0, width - text.count)) + text
         }
-        return "\(pad(c.year, 4))-\(pad(c.month, 2))-\(pad(c.day, 2))T\(pad(c.hour, 2)):\(pad(c.minute, 2)):\(pad(c.second, 2))."
-            + "\(pad(Int(micros % 1_000_000), 6))Z"
+        return "\(pad(Int(fields.tm_year) + 1900, 4))-\(pad(Int(fields.tm_mon) + 1, 2))-\(pad(Int(fields.tm_mday), 2))T"
+            + "\(pad(Int(fields.tm_hour), 2)):\(pad(Int(fields.tm_min), 2)):\(pad(Int(fields.tm_sec), 2))."
+            + "\(pad(Int(micros - seconds * 1_000_000), 6))Z"
     }
 }

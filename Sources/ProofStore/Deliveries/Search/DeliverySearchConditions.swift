@@ -59,32 +59,38 @@ enum DeliverySearchConditions {
 
     /// The reference starts with the text, or the recipient, address or signer contains it.
     ///
-    /// The reference prefix is a range of the folded reference (`deliveries_reference_folded`), not
-    /// a LIKE: a prepared statement's generic plan can use a range over a bound value, where a LIKE
-    /// prefix becomes a range only when the pattern is a literal; and trigrams do poorly on the
+    /// The reference prefix is a range of the folded reference (`delivery_search_text_reference_folded`),
+    /// not a LIKE: a prepared statement's generic plan can use a range over a bound value, where a
+    /// LIKE prefix becomes a range only when the pattern is a literal; and trigrams do poorly on the
     /// prefix every reference shares. U+10FFFF sorts after every other character (C collation).
     static func matching(_ text: DeliveryTextQuery, form: Form) -> PostgresQuery {
         let contains = text.containsPattern
-        let reference: PostgresQuery = """
-            (lower(d.reference) COLLATE "C" >= lower(\(text.text)) COLLATE "C"
-             AND lower(d.reference) COLLATE "C" < lower(\(text.text)) || chr(1114111) COLLATE "C")
-            """
         switch form {
         case .perRow:
             return """
-                (\(reference) OR d.recipient_name ILIKE \(contains) OR d.address ILIKE \(contains)
+                (\(prefix(text, of: "d.reference")) OR d.recipient_name ILIKE \(contains) OR d.address ILIKE \(contains)
                  OR EXISTS (SELECT FROM proofs s WHERE s.delivery_id = d.id AND s.received_at = d.delivered_at
                             AND s.signer_name ILIKE \(contains)))
                 """
         case .fromIndex:
             // Two index reads as one set: an OR with a sub-select in it could use neither index.
+            // Reference, recipient and address are matched in delivery_search_text, whose indexes
+            // an upload's status update does not rewrite (migration 0018).
             return """
-                d.id IN (SELECT d.id FROM deliveries d
-                         WHERE \(reference) OR d.recipient_name ILIKE \(contains) OR d.address ILIKE \(contains)
+                d.id IN (SELECT t.delivery_id FROM delivery_search_text t
+                         WHERE \(prefix(text, of: "t.reference")) OR t.recipient_name ILIKE \(contains) OR t.address ILIKE \(contains)
                          UNION ALL
                          SELECT s.delivery_id FROM proofs s WHERE s.signer_name ILIKE \(contains))
                 """
         }
+    }
+
+    /// `column` starts with the text, ignoring case: a range of its folded value.
+    static func prefix(_ text: DeliveryTextQuery, of column: String) -> PostgresQuery {
+        """
+        (lower(\(unescaped: column)) COLLATE "C" >= lower(\(text.text)) COLLATE "C"
+         AND lower(\(unescaped: column)) COLLATE "C" < lower(\(text.text)) || chr(1114111) COLLATE "C")
+        """
     }
 
     /// The delivery's proof carries the flag. `cardinality(flags) > 0` names the partial index.
