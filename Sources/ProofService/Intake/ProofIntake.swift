@@ -17,11 +17,14 @@ public struct ProofIntake: Sendable {
     let metrics: (any ServiceMetrics)?
     /// Where parsing and rendering run (never on the caller's thread).
     let work: CPUWorkPool
+    /// Judges the upload's device signature (`DEVICE_KEYS`).
+    let devices: DeviceSignatureCheck
 
     /// Creates the use case; `metrics`, when given, hears of every render and stored proof.
-    public init(proofs: ProofRepository, policy: APIPolicy, work: CPUWorkPool, renderOptions: RenderOptions = RenderOptions(),
-                metrics: (any ServiceMetrics)? = nil) {
+    public init(proofs: ProofRepository, devices: DeviceKeyRepository, policy: APIPolicy, work: CPUWorkPool,
+                renderOptions: RenderOptions = RenderOptions(), metrics: (any ServiceMetrics)? = nil) {
         self.proofs = proofs
+        self.devices = DeviceSignatureCheck(keys: devices, mode: policy.deviceKeys)
         self.work = work
         self.policy = policy
         self.parser = InkParser()
@@ -35,12 +38,19 @@ public struct ProofIntake: Sendable {
     /// `respond` shapes the answer from the recorded proof; with an `idempotencyKey` (already
     /// claimed by the caller) that answer is stored with the proof, so a replay returns the same
     /// bytes. Refusals are ``ServiceError``s: 404 `delivery_not_found`, 409
-    /// `proof_already_recorded`, 409 `invalid_transition` (failed or cancelled), 400/422 for the body and its ink.
+    /// `proof_already_recorded`, 409 `invalid_transition` (failed or cancelled), 400/422 for the body and its ink,
+    /// 400/403 `device_*` for the device signature (`deviceClaim`, judged first: ``DeviceSignatureCheck``).
     public func accept(_ upload: ReceivedUpload, reference: String, actor: Actor, receivedAt: Date, origin: AuditOrigin,
-                       idempotencyKey: String?, respond: (RecordedProof) -> IdempotentResponse) async throws -> IdempotentResponse {
+                       idempotencyKey: String?, deviceClaim: DeviceSignatureClaim = DeviceSignatureClaim(keyID: nil, signature: nil),
+                       respond: (RecordedProof) -> IdempotentResponse) async throws -> IdempotentResponse {
         let parser = parser
-        let capture = try await work.run(for: actor.keyID, weight: Self.weight(bytes: upload.json.count)) { [json = upload.json] in
-            try ProofUpload.parse(json, parser: parser)
+        let signer = try await devices.signer(for: deviceClaim, actor: actor)
+        // The signature is verified in the parse's CPU job, before the parse: one hop to the pool,
+        // and a body that is not the device's is refused before its ink costs anything.
+        let (capture, deviceSignature) = try await work.run(for: actor.keyID, weight: Self.weight(bytes: upload.json.count)) {
+            [json = upload.json, sha256 = upload.sha256] in
+            let signed = try signer?.verify(reference: reference, bodySHA256: sha256)
+            return (try ProofUpload.parse(json, parser: parser), signed)
         }
         guard let state = try await proofs.deliveryState(reference: reference) else { throw ServiceError.deliveryNotFound(reference) }
         if state.proofID != nil { throw Self.alreadyRecorded(reference) }
@@ -66,7 +76,7 @@ public struct ProofIntake: Sendable {
                                       pngWidth: image.width, pngHeight: image.height, renderOptionsJSON: renderOptionsJSON,
                                       algorithmVersion: SignatureReconstructor.algorithmVersion),
             assessment: assessment,
-            uploadedBy: actor.keyID, idempotencyKey: idempotencyKey)
+            uploadedBy: actor.keyID, idempotencyKey: idempotencyKey, deviceSignature: deviceSignature)
         do {
             try await proofs.record(proof, reference: reference, idempotency: idempotencyKey.map { (actor.keyID, $0, response) },
                                     origin: origin)
@@ -76,6 +86,9 @@ public struct ProofIntake: Sendable {
             throw Self.alreadyRecorded(reference)
         } catch ProofStoreError.deliveryClosed(let status) {
             throw ServiceError.invalidTransition(reference, from: status, to: .delivered)
+        } catch ProofStoreError.deviceKeyNotUsable {
+            throw ServiceError(.forbidden, code: "device_key_revoked",
+                               detail: "The device key stopped being approved while the upload was stored.")
         }
         metrics?.recordProofStored(pngBytes: image.png.count)
         return response
