@@ -102,9 +102,14 @@ struct DeviceKeyTests {
                 let all = try await client.execute(uri: "/v1/devices?status=registered", method: .get, headers: harness.headers(.auditor))
                 #expect((all.json["items"] as? [[String: Any]])?.count == 2)
 
-                let duplicate = try await client.execute(
-                    uri: "/v1/devices", method: .post, headers: harness.headers(.courier),
-                    body: ByteBuffer(string: #"{"public_key":"\#(Data(key.publicKey.rawRepresentation).base64EncodedString())","label":"again"}"#))
+                let body = #"{"public_key":"\#(Data(key.publicKey.rawRepresentation).base64EncodedString())","label":"again"}"#
+                let retried = try await client.execute(uri: "/v1/devices", method: .post, headers: harness.headers(.courier),
+                                                       body: ByteBuffer(string: body))
+                #expect(retried.status == .ok)
+                #expect(retried.json["id"] as? String == mine.json["id"] as? String)
+                var other = harness.headers(nil)
+                other[.authorization] = "Bearer \(otherToken)"
+                let duplicate = try await client.execute(uri: "/v1/devices", method: .post, headers: other, body: ByteBuffer(string: body))
                 #expect(duplicate.status == .conflict)
                 #expect(duplicate.problemCode == "device_key_exists")
                 for body in [#"{"public_key":"AAAA","label":"x"}"#, #"{"label":"x"}"#, #"{"public_key":"\#(String(repeating: "A", count: 43))=","label":""}"#,

@@ -22,8 +22,8 @@ struct DeviceRoutes: Sendable {
         let actor = try context.require(.registerDevice)
         _ = try RequestBodyReader.requireJSON(request)
         let body = try await RequestBodyReader.collect(request, limit: 4 * 1024)
-        let key = try await devices.register(body, actor: actor, origin: context.auditOrigin(request))
-        return try JSONResponse.make(.created, DeviceKeyResource(key), headers: [.location: DeviceKeyResource.path(key.id)])
+        let (key, created) = try await devices.register(body, actor: actor, origin: context.auditOrigin(request))
+        return try JSONResponse.make(created ? .created : .ok, DeviceKeyResource(key), headers: [.location: DeviceKeyResource.path(key.id)])
     }
 
     func list(_ request: Request, _ context: AppRequestContext) async throws -> Response {

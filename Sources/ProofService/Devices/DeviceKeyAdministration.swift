@@ -20,8 +20,10 @@ public struct DeviceKeyAdministration: Sendable {
     }
 
     /// `POST /v1/devices`: registers the public key in `body` (`public_key`: the 32 raw bytes in
-    /// base64, `label`: 1 to 200 characters) for `actor`, as `registered`.
-    public func register(_ body: [UInt8], actor: Actor, origin: AuditOrigin) async throws -> DeviceKey {
+    /// base64, `label`: 1 to 200 characters) for `actor`, as `registered`. The same public key sent
+    /// again by the same API key (a retry whose answer was lost) gives the existing key with
+    /// `created` false; by another key it is 409 `device_key_exists`.
+    public func register(_ body: [UInt8], actor: Actor, origin: AuditOrigin) async throws -> (key: DeviceKey, created: Bool) {
         let input = try JSONEnvelopeDecoder.decode(RegisterBody.self, from: body)
         var errors: [FieldError] = []
         var publicKey: [UInt8] = []
@@ -42,8 +44,9 @@ public struct DeviceKeyAdministration: Sendable {
         }
         guard errors.isEmpty else { throw ServiceError.validation("The device key is not valid.", errors: errors) }
         do {
-            return try await keys.register(publicKey: publicKey, label: label, owner: actor.keyID, origin: origin)
+            return (try await keys.register(publicKey: publicKey, label: label, owner: actor.keyID, origin: origin), true)
         } catch DeviceKeyError.publicKeyTaken {
+            if let existing = try await keys.find(publicKey: publicKey), existing.registeredBy == actor.keyID { return (existing, false) }
             throw ServiceError(.conflict, code: "device_key_exists",
                                detail: "This public key is already registered; a device makes a new key pair for a new registration.")
         }

@@ -73,6 +73,12 @@ public struct DeviceKeyRepository: Sendable {
         try await database.query("SELECT \(unescaped: Self.columns) FROM device_keys WHERE id = \(id)").first.map(Self.key)
     }
 
+    /// The key holding `publicKey`, or `nil`.
+    public func find(publicKey: [UInt8]) async throws -> DeviceKey? {
+        try await database.query("SELECT \(unescaped: Self.columns) FROM device_keys WHERE public_key = \(PostgresBytes(publicKey))")
+            .first.map(Self.key)
+    }
+
     /// The keys registered by `owner` (every key when `nil`), newest first, at most `limit`.
     public func list(registeredBy owner: UUID?, status: DeviceKey.Status?, limit: Int) async throws -> [DeviceKey] {
         try await database.query("""
