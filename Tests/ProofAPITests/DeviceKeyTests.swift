@@ -280,6 +280,17 @@ struct DeviceKeyTests {
                 await #expect(throws: PostgresError.self) {
                     try await harness.database.query("DELETE FROM device_keys WHERE id = \(UUID(uuidString: id)!)")
                 }
+                // A signed copy of a stored proof, written straight to the table: the trigger refuses the unapproved key.
+                _ = try await harness.createDeliveryWithProof(client)
+                let refusal = await #expect(throws: PostgresError.self) {
+                    try await harness.database.query("""
+                        INSERT INTO proofs SELECT * FROM jsonb_populate_record(NULL::proofs, (
+                            SELECT to_jsonb(p) || jsonb_build_object('id', gen_random_uuid(), 'device_key_id', \(id)::text,
+                                                                     'device_signature', '\\x' || repeat('00', 64))
+                            FROM proofs p LIMIT 1))
+                        """)
+                }
+                #expect(refusal?.constraint == "device_key_not_usable")
                 await #expect(throws: PostgresError.self) {
                     try await harness.database.query("""
                         INSERT INTO device_keys (id, registered_by, public_key, label, status)
