@@ -200,7 +200,10 @@ let package = Package(
 
         // MARK: Tests
         // Runs the built `countersign` binary as a live server for the SDK's end-to-end tests.
-        .testTarget(name: "CountersignClientTests", dependencies: ["CountersignClient", "SignatureKit", "InkTestSupport", "TestSupport", "CZlib"], swiftSettings: strict),
+        .testTarget(name: "CountersignClientTests", dependencies: [
+            "CountersignClient", "SignatureKit", "InkTestSupport", "TestSupport", "CZlib",
+            .product(name: "Crypto", package: "swift-crypto", condition: .when(platforms: [.linux, .android, .windows])),
+        ], swiftSettings: strict),
         .testTarget(name: "CryptographyTests", dependencies: ["Cryptography"], swiftSettings: strict),
         .target(name: "InkTestSupport", dependencies: ["SignatureKit"], path: "Tests/InkTestSupport", swiftSettings: strict),
         .target(name: "PNGTestSupport", dependencies: ["PNG", "PNGShim"], path: "Tests/PNGTestSupport", swiftSettings: strict),
