@@ -239,7 +239,7 @@ struct DeviceKeyTests {
         }
     }
 
-    /// One signed proof, then `sql` as the superuser with `table`'s triggers off; verification must name `kind`.
+    /// One signed proof, then `sql` as the owner with `table`'s triggers off; verification must name `kind`.
     static let tamperCases: [(name: String, table: String, sql: String, kind: String)] = [
         ("signature", "proofs", "UPDATE proofs SET device_signature = set_byte(device_signature, 0, get_byte(device_signature, 0) # 1)",
          "proof_device_mismatch"),
@@ -261,9 +261,29 @@ struct DeviceKeyTests {
                 #expect(try await Self.upload(client, reference: reference, body: body,
                                               headers: try Self.signed(harness, key, keyID: keyID, reference: reference, body: body)).status == .created)
                 #expect(try await AuditTests.verify(client, harness)["status"] as? String == "ok")
-                let result = try await BoundFactsTests.tamper(harness, client, table: table, sql)
+                // As the owner (who owns the tables, so may switch their triggers off), not the superuser.
+                let owner = harness.scratch.ownerClient(poolSize: 1)
+                do {
+                    try await owner.withConnection { session in
+                        try await session.execute("ALTER TABLE \(unescaped: table) DISABLE TRIGGER USER")
+                        try await session.execute(PostgresQuery(unescaped: sql))
+                        try await session.execute("ALTER TABLE \(unescaped: table) ENABLE TRIGGER USER")
+                    }
+                } catch {
+                    await owner.shutdown()
+                    throw error
+                }
+                await owner.shutdown()
+                let result = try await AuditTests.verify(client, harness)
                 #expect(result["status"] as? String == "broken", "\(name)")
                 #expect(result["kind"] as? String == kind, "\(name): \(result)")
+                // What `countersign verify --database` runs: the same verifier, naming the proof.
+                guard case .broken(let failure) = try await AuditVerifier(database: harness.database).verify() else {
+                    Issue.record("\(name): the verifier found nothing")
+                    return
+                }
+                #expect(failure.kind.rawValue == kind, "\(name)")
+                if table == "proofs" { #expect(failure.proofID != nil && failure.subject == "delivery:" + reference, "\(name)") }
             }
         }
     }
