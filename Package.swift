@@ -31,6 +31,9 @@ let package = Package(
         // Outgoing HTTP: webhook events, checkpoint witnesses and the RFC 3161 timestamp authority, and the SDK
         // transport benchmark's peer (already in the graph through HummingbirdTesting).
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        // The SDK's device key (Ed25519) on Linux: CryptoKit's API (Apple platforms use CryptoKit itself). Already in the
+        // graph through async-http-client, which resolves it to 4.x; the server keeps libcrypto (decision 0005).
+        .package(url: "https://github.com/apple/swift-crypto.git", "3.12.3"..<"5.0.0"),
     ],
     targets: [
         // MARK: Signature engine (pure Swift, no I/O)
@@ -183,8 +186,11 @@ let package = Package(
             swiftSettings: strict
         ),
 
-        // MARK: Courier SDK (Foundation + SignatureKit + zlib only; never a server module)
-        .target(name: "CountersignClient", dependencies: ["SignatureKit", "CZlib"], swiftSettings: strict),
+        // MARK: Courier SDK (Foundation + SignatureKit + zlib, and Crypto off Apple platforms; never a server module)
+        .target(name: "CountersignClient", dependencies: [
+            "SignatureKit", "CZlib",
+            .product(name: "Crypto", package: "swift-crypto", condition: .when(platforms: [.linux, .android, .windows])),
+        ], swiftSettings: strict),
         .executableTarget(
             name: "courier-cli",
             dependencies: [
@@ -197,7 +203,10 @@ let package = Package(
 
         // MARK: Tests
         // Runs the built `countersign` binary as a live server for the SDK's end-to-end tests.
-        .testTarget(name: "CountersignClientTests", dependencies: ["CountersignClient", "SignatureKit", "InkTestSupport", "TestSupport", "CZlib"], swiftSettings: strict),
+        .testTarget(name: "CountersignClientTests", dependencies: [
+            "CountersignClient", "SignatureKit", "InkTestSupport", "TestSupport", "CZlib",
+            .product(name: "Crypto", package: "swift-crypto", condition: .when(platforms: [.linux, .android, .windows])),
+        ], swiftSettings: strict),
         .testTarget(name: "CryptographyTests", dependencies: ["Cryptography"], swiftSettings: strict),
         .target(name: "InkTestSupport", dependencies: ["SignatureKit"], path: "Tests/InkTestSupport", swiftSettings: strict),
         .target(name: "PNGTestSupport", dependencies: ["PNG", "PNGShim"], path: "Tests/PNGTestSupport", swiftSettings: strict),

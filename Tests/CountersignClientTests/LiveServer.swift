@@ -22,8 +22,9 @@ final class LiveServer: Sendable {
             .appendingPathComponent(".build/debug/countersign").path
     }()
 
-    /// Starts a server on `scratch` (or on `port`, when a test reserved one earlier) and waits until `/readyz` answers.
-    init(scratch: ScratchDatabase, port: Int? = nil) async throws {
+    /// Starts a server on `scratch` (or on `port`, when a test reserved one earlier), with `settings` added to its
+    /// environment, and waits until `/readyz` answers.
+    init(scratch: ScratchDatabase, port: Int? = nil, settings: [String: String] = [:]) async throws {
         let port = try port ?? Self.freePort()
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("sdk-live-\(UInt64.random(in: 0...UInt64.max))").path
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -34,7 +35,7 @@ final class LiveServer: Sendable {
         process.arguments = ["serve", "--no-metrics"]
         process.environment = ["PATH": "/usr/bin:/bin", "LOG_LEVEL": "error", "DATABASE_URL": scratch.url, "HOST": "127.0.0.1",
                                "PORT": String(port), "DATA_DIR": folder + "/data", "CHECKPOINT_KEY_GENERATE": "true",
-                               "MIGRATIONS_DIR": ScratchDatabase.migrationsDirectory.path]
+                               "MIGRATIONS_DIR": ScratchDatabase.migrationsDirectory.path].merging(settings) { $1 }
         process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
         try process.run()

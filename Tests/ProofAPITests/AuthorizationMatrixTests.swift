@@ -80,6 +80,7 @@ struct AuthorizationMatrixTests {
         Route(method: .get, path: "/v1/exports/proofs?format=ndjson", allowed: [.auditor, .admin], success: .ok),
         Route(method: .get, path: "/v1/exports/proofs?format=csv&since=2020-01-01T00:00:00Z", allowed: [.auditor, .admin], success: .ok),
         Route(method: .get, path: "/v1/webhooks", allowed: [.admin], success: .ok),
+        Route(method: .get, path: "/v1/devices", allowed: everyone, success: .ok),
     ]
 
     /// A credential to present.

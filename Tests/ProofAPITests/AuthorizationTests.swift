@@ -15,11 +15,12 @@ struct AuthorizationTests {
         try await APITestHarness.with { harness in
             try await harness.application().test(.router) { client in
                 let expected: [Role: [String]] = [
-                    .courier: ["read_delivery", "upload_proof", "record_attempt"],
-                    .dispatcher: ["create_delivery", "read_delivery", "upload_proof", "record_attempt", "close_delivery", "read_proof"],
-                    .auditor: ["read_delivery", "read_proof", "read_audit", "export"],
+                    .courier: ["read_delivery", "upload_proof", "record_attempt", "register_device", "read_device"],
+                    .dispatcher: ["create_delivery", "read_delivery", "upload_proof", "record_attempt", "close_delivery", "read_proof",
+                                  "register_device", "approve_device", "read_device"],
+                    .auditor: ["read_delivery", "read_proof", "read_audit", "export", "read_device"],
                     .admin: ["create_delivery", "read_delivery", "upload_proof", "record_attempt", "close_delivery", "read_proof",
-                             "read_audit", "export", "manage_webhooks"],
+                             "read_audit", "export", "manage_webhooks", "register_device", "approve_device", "read_device"],
                 ]
                 for (role, permissions) in expected {
                     let response = try await client.execute(uri: "/v1/session", method: .get, headers: harness.headers(role))

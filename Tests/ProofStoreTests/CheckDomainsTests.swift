@@ -62,14 +62,15 @@ struct CheckDomainsTests {
         try await ScratchDatabase.with(prefix: "domains", migratedThrough: 10) { _, database, migrations in
             // Data written before 0011: a key, a delivered delivery with its proof and audit event, a
             // pending delivery and an idempotency record.
-            // Today's repositories also write the webhook outbox (0015): a stand-in for it while they
-            // write the old data, dropped before the migrations run.
+            // Today's repositories also write the webhook outbox (0015) and a proof's device signature
+            // columns (0017): stand-ins for them while they write the old data, dropped before the migrations run.
             let outbox = """
                 CREATE SEQUENCE webhook_events_id_seq;
                 CREATE TABLE webhook_endpoints (id uuid, events text[], deleted_at timestamptz);
                 CREATE TABLE webhook_events (id bigint, message_id uuid, type text, delivery_id uuid, endpoint_id uuid,
                     occurred_at timestamptz, payload text);
                 CREATE TABLE webhook_deliveries (event_id bigint, endpoint_id uuid);
+                ALTER TABLE proofs ADD COLUMN device_key_id uuid, ADD COLUMN device_signature bytea;
                 """
             try await database.withConnection { try await $0.executeScript(outbox) }
             let (key, _) = try await APIKeyRepository(database: database).create(name: "courier", role: .courier)
@@ -89,7 +90,10 @@ struct CheckDomainsTests {
             let before = try await proofs.metadata(reference: "DONE")
 
             try await database.withConnection {
-                try await $0.executeScript("DROP TABLE webhook_deliveries, webhook_events, webhook_endpoints; DROP SEQUENCE webhook_events_id_seq;")
+                try await $0.executeScript("""
+                    DROP TABLE webhook_deliveries, webhook_events, webhook_endpoints; DROP SEQUENCE webhook_events_id_seq;
+                    ALTER TABLE proofs DROP COLUMN device_key_id, DROP COLUMN device_signature;
+                    """)
             }
             #expect(try await MigrationRunner(client: database).migrate(migrations).contains(11))
 
@@ -113,7 +117,7 @@ struct CheckDomainsTests {
                 ORDER BY 1
                 """).rows.map { try $0.decode(String.self, 0) }
             #expect(tableChecks == ["deliveries.deliveries_check", "deliveries.deliveries_check1", "deliveries.deliveries_closed_facts",
-                                    "proofs.proofs_check"])
+                                    "proofs.proofs_check", "proofs.proofs_device_signature_check"])
 
             for violation in Self.violations {
                 do {

@@ -35,11 +35,37 @@ public struct CourierClient: Sendable {
     public func upload(_ proof: PreparedProof) async throws(CountersignClientError) -> ProofReceipt {
         var headers = ["Content-Type": "application/json", "Idempotency-Key": proof.idempotencyKey]
         if let encoding = proof.contentEncoding { headers["Content-Encoding"] = encoding }
+        if let keyID = proof.deviceKeyID, let signature = proof.deviceSignature {
+            headers["Countersign-Device-Key"] = keyID
+            headers["Countersign-Device-Signature"] = signature
+        }
         let response = try await send("POST", path: "/v1/deliveries/\(try Self.pathSegment(proof.reference))/proof",
                                       headers: headers, body: Array(proof.body))
         var receipt = try Self.decode(ProofReceipt.self, response)
         receipt.replayed = response.header("Idempotent-Replayed") == "true"
         return receipt
+    }
+
+    // MARK: Device keys
+
+    /// Registers `device`'s public key under `label` (`POST /v1/devices`) and returns it with the
+    /// id the server gave it (status `registered` until an admin or dispatcher approves it).
+    /// Store the id with the key: ``DeviceSigningKey/keyID``.
+    public func registerDevice(_ device: DeviceSigningKey, label: String) async throws(CountersignClientError) -> DeviceSigningKey {
+        let body: [UInt8]
+        do { body = Array(try JSONEncoder().encode(["public_key": device.publicKeyBase64, "label": label])) } catch {
+            throw .encoding(String(describing: error))
+        }
+        let registered = try Self.decode(RegisteredDevice.self, try await send("POST", path: "/v1/devices",
+                                                                              headers: ["Content-Type": "application/json"], body: body))
+        var key = device
+        key.keyID = registered.id
+        return key
+    }
+
+    /// `GET /v1/devices/{id}`: whether the key is approved yet.
+    public func device(id: String) async throws(CountersignClientError) -> RegisteredDevice {
+        try Self.decode(RegisteredDevice.self, try await send("GET", path: "/v1/devices/\(try Self.pathSegment(id))"))
     }
 
     // MARK: Deliveries

@@ -11,6 +11,11 @@ public struct PreparedProof: Sendable, Equatable, Codable {
     public var body: Data
     /// `gzip`, or `nil` for plain JSON.
     public var contentEncoding: String?
+    /// The device key that signed ``body`` for ``reference`` (`Countersign-Device-Key`), when signed.
+    public var deviceKeyID: String?
+    /// The device's Ed25519 signature, base64 (`Countersign-Device-Signature`). Frozen with the body,
+    /// so a retry (also from the offline queue, after a restart) sends the same signature.
+    public var deviceSignature: String?
 
     public init(reference: String, idempotencyKey: String, body: Data, contentEncoding: String?) {
         self.reference = reference
@@ -29,9 +34,20 @@ public struct PreparedProof: Sendable, Equatable, Codable {
                   contentEncoding: compress ? "gzip" : nil)
     }
 
+    /// This upload signed by `device` (a registered key): the signature covers the exact body
+    /// bytes and the delivery reference, so neither can change afterwards.
+    public func signed(by device: DeviceSigningKey) throws(CountersignClientError) -> PreparedProof {
+        var signed = self
+        (signed.deviceKeyID, signed.deviceSignature) = try device.uploadHeaders(reference: reference, body: body)
+        return signed
+    }
+
+    // Queue files written before device keys lack the two device members: they decode as unsigned.
     enum CodingKeys: String, CodingKey {
         case reference, body
         case idempotencyKey = "idempotency_key"
         case contentEncoding = "content_encoding"
+        case deviceKeyID = "device_key_id"
+        case deviceSignature = "device_signature"
     }
 }

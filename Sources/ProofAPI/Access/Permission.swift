@@ -21,6 +21,12 @@ public enum Permission: Sendable, CaseIterable {
     case export
     /// Register, change and inspect webhooks: admin.
     case manageWebhooks
+    /// Register a device key for one's own uploads: courier, dispatcher, admin (who upload).
+    case registerDevice
+    /// Approve or revoke a device key: dispatcher, admin.
+    case approveDevice
+    /// List and read device keys: every role (a courier sees only its own).
+    case readDevice
 
     /// The permission's name in `GET /v1/session`.
     public var name: String {
@@ -34,6 +40,9 @@ public enum Permission: Sendable, CaseIterable {
         case .readAudit: "read_audit"
         case .export: "export"
         case .manageWebhooks: "manage_webhooks"
+        case .registerDevice: "register_device"
+        case .approveDevice: "approve_device"
+        case .readDevice: "read_device"
         }
     }
 
@@ -47,6 +56,9 @@ public enum Permission: Sendable, CaseIterable {
         case .readProof: return [.dispatcher, .auditor, .admin]
         case .readAudit, .export: return [.auditor, .admin]
         case .manageWebhooks: return [.admin]
+        case .registerDevice: return [.courier, .dispatcher, .admin]
+        case .approveDevice: return [.dispatcher, .admin]
+        case .readDevice: return [.courier, .dispatcher, .auditor, .admin]
         }
     }
 }

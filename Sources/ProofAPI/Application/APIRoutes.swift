@@ -56,6 +56,7 @@ public struct APIRoutes: Sendable {
                                 idempotency: IdempotencyGate(records: services.idempotency)).register(on: v1)
         AuditRoutes(services: services).register(on: v1)
         WebhookRoutes(webhooks: services.webhooks, policy: policy).register(on: v1)
+        DeviceRoutes(devices: services.devices).register(on: v1)
         let specification = URL(fileURLWithPath: publicDirectory).appendingPathComponent("openapi.yaml")
         router.get("openapi.yaml") { _, _ in
             guard let bytes = try? Data(contentsOf: specification) else {

@@ -77,6 +77,7 @@ extension Problem {
         let status: HTTPResponse.Status
         switch error.kind {
         case .badRequest: status = .badRequest
+        case .forbidden: status = .forbidden
         case .notFound: status = .notFound
         case .conflict: status = .conflict
         case .gone: status = .gone

@@ -38,7 +38,9 @@ struct ProofRoutes: Sendable {
         let location = DeliveryResource.path(reference) + "/proof"
         do {
             let answer = try await intake.accept(upload, reference: reference, actor: actor, receivedAt: receivedAt,
-                                                 origin: context.auditOrigin(request), idempotencyKey: claimedKey) { recorded in
+                                                 origin: context.auditOrigin(request), idempotencyKey: claimedKey,
+                                                 deviceClaim: DeviceSignatureClaim(keyID: request.headers[.deviceKey],
+                                                                                   signature: request.headers[.deviceSignature])) { recorded in
                 IdempotentResponse(status: 201, contentType: "application/json", location: location, body: UploadResponse(recorded).json)
             }
             return JSONResponse.make(.created, bytes: answer.body, headers: [.location: location])

@@ -27,6 +27,8 @@ public struct CountersignServices: Sendable {
     /// Cancelling or giving up a delivery (`POST .../cancel`, `POST .../fail`).
     public let closing: DeliveryClosing
     public let intake: ProofIntake
+    /// Device keys: registration, approval, revocation (`/v1/devices`).
+    public let devices: DeviceKeyAdministration
     public let reader: ProofReader
     /// Webhook administration (the sender is a background service of its own: ``makeWebhookSender(settings:notificationsURL:)``).
     public let webhooks: WebhookAdministration
@@ -60,7 +62,9 @@ public struct CountersignServices: Sendable {
         let proofs = ProofRepository(database: database)
         let work = CPUWorkPool(queueLimit: policy.cpuQueueLimit, perKeyLimit: policy.cpuPerKeyLimit, sharePerKey: policy.cpuSharePerKey)
         self.work = work
-        self.intake = ProofIntake(proofs: proofs, policy: policy, work: work, metrics: metrics)
+        let deviceKeys = DeviceKeyRepository(database: database)
+        self.devices = DeviceKeyAdministration(keys: deviceKeys)
+        self.intake = ProofIntake(proofs: proofs, devices: deviceKeys, policy: policy, work: work, metrics: metrics)
         self.reader = ProofReader(proofs: proofs, deliveries: deliveries, audit: audit, pngCacheBytes: policy.pngCacheBytes,
                                   work: work, metrics: metrics)
         let queue = WebhookDeliveryQueue(database: database)

@@ -42,6 +42,10 @@ public struct APIPolicy: Sendable, Equatable {
     /// `busy` with `Retry-After` until the share refills. A courier uses a small fraction of it; one
     /// key uploading for a whole fleet (a carrier's back end) reaches about half of it on 8 connections.
     public var cpuSharePerKey: Double = 1
+    /// Whether uploads are signed by device keys (`DEVICE_KEYS`, default `optional`: a signature
+    /// present is verified; `required`: an upload without one is refused; `off`: the headers are
+    /// ignored). docs/courier-guide.md §7.
+    public var deviceKeys: DeviceKeyMode = .optional
 
     /// Creates a policy with the documented defaults.
     public init(geofenceRadiusMeters: Double = 200, clockAheadTolerance: TimeInterval = 300,
@@ -102,6 +106,12 @@ public struct APIPolicy: Sendable, Equatable {
         if let megabytes = try number("PNG_CACHE_MB", "a whole number of MiB in 0...4096 (0 turns the cache off)",
                                       { (0...4096).contains($0) && $0 == $0.rounded() }) {
             policy.pngCacheBytes = Int(megabytes) << 20
+        }
+        if let raw = environment["DEVICE_KEYS"]?.trimmingCharacters(in: .whitespaces), !raw.isEmpty {
+            guard let mode = DeviceKeyMode(rawValue: raw) else {
+                throw ConfigurationError(variable: "DEVICE_KEYS", value: raw, expected: "off, optional or required")
+            }
+            policy.deviceKeys = mode
         }
         return policy
     }

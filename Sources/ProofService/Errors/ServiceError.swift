@@ -8,6 +8,9 @@ public struct ServiceError: Error, Sendable, Equatable {
     public enum Kind: Sendable, Equatable {
         /// The input cannot be read at all (400).
         case badRequest
+        /// The caller is known but may not do this with what it presented (403), e.g. an upload
+        /// signed with a device key that is not its own approved key.
+        case forbidden
         /// The thing named does not exist (404).
         case notFound
         /// The request conflicts with what is stored (409).

@@ -5,7 +5,8 @@ import SignatureKit
 import SignatureRender
 
 /// Recording a proof: the one use case an upload walks through, once, from received body to
-/// stored row — find the delivery, parse, canonicalise the ink and render it (one CPU-pool job),
+/// stored row — judge the device key, find the delivery, verify the device signature, parse,
+/// canonicalise the ink and render it (one CPU-pool job),
 /// assess the capture, hash, store (with its audit event and idempotency record in the same
 /// transaction). A refusal for the delivery (404, 409) comes before any refusal of the body.
 public struct ProofIntake: Sendable {
@@ -18,11 +19,14 @@ public struct ProofIntake: Sendable {
     let metrics: (any ServiceMetrics)?
     /// Where parsing and rendering run (never on the caller's thread).
     let work: CPUWorkPool
+    /// Judges the upload's device signature (`DEVICE_KEYS`).
+    let devices: DeviceSignatureCheck
 
     /// Creates the use case; `metrics`, when given, hears of every render and stored proof.
-    public init(proofs: ProofRepository, policy: APIPolicy, work: CPUWorkPool, renderOptions: RenderOptions = RenderOptions(),
-                metrics: (any ServiceMetrics)? = nil) {
+    public init(proofs: ProofRepository, devices: DeviceKeyRepository, policy: APIPolicy, work: CPUWorkPool,
+                renderOptions: RenderOptions = RenderOptions(), metrics: (any ServiceMetrics)? = nil) {
         self.proofs = proofs
+        self.devices = DeviceSignatureCheck(keys: devices, mode: policy.deviceKeys)
         self.work = work
         self.policy = policy
         self.parser = InkParser()
@@ -36,22 +40,29 @@ public struct ProofIntake: Sendable {
     /// `respond` shapes the answer from the recorded proof; with an `idempotencyKey` (already
     /// claimed by the caller) that answer is stored with the proof, so a replay returns the same
     /// bytes. Refusals are ``ServiceError``s: 404 `delivery_not_found`, 409
-    /// `proof_already_recorded`, 409 `invalid_transition` (failed or cancelled), 400/422 for the body and its ink.
+    /// `proof_already_recorded`, 409 `invalid_transition` (failed or cancelled), 400/422 for the body and its ink,
+    /// 400/403 `device_*` for the device signature (`deviceClaim`, judged first: ``DeviceSignatureCheck``).
     public func accept(_ upload: ReceivedUpload, reference: String, actor: Actor, receivedAt: Date, origin: AuditOrigin,
-                       idempotencyKey: String?, respond: (RecordedProof) -> IdempotentResponse) async throws -> IdempotentResponse {
-        // The delivery first (404 / 409 before any parsing or rendering), then the CPU work as one
-        // job: each job is a hand-over to a pool thread and back, about 40 µs of CPU in wake-ups
-        // and continuations, as much as half the parse (docs/decisions/0027-upload-cost.md).
+                       idempotencyKey: String?, deviceClaim: DeviceSignatureClaim = DeviceSignatureClaim(keyID: nil, signature: nil),
+                       respond: (RecordedProof) -> IdempotentResponse) async throws -> IdempotentResponse {
+        // The device key and the delivery first (403 / 404 / 409 before any parsing or rendering),
+        // then the CPU work as one job: each job is a hand-over to a pool thread and back, about
+        // 40 µs of CPU in wake-ups and continuations, as much as half the parse
+        // (docs/decisions/0027-upload-cost.md). In that job the signature is verified first, so a
+        // body that is not the device's is refused before its ink costs anything.
+        let signer = try await devices.signer(for: deviceClaim, actor: actor)
         guard let state = try await proofs.deliveryState(reference: reference) else { throw ServiceError.deliveryNotFound(reference) }
         if state.status == .delivered { throw Self.alreadyRecorded(reference) }
         if state.status.isClosed { throw ServiceError.invalidTransition(reference, from: state.status, to: .delivered) }
         let weight = Self.weight(bytes: upload.json.count)
-        let (capture, renderedInline) = try await work.run(for: actor.keyID, weight: weight) { [self, json = upload.json] in
+        let (capture, deviceSignature, renderedInline) = try await work.run(for: actor.keyID, weight: weight) {
+            [self, json = upload.json, sha256 = upload.sha256] in
+            let signed = try signer?.verify(reference: reference, bodySHA256: sha256)
             let capture = try ProofUpload.parse(json, parser: parser)
             // A small body can still carry more points than a light job should render: that ink
             // goes to the heavy threads as a job of its own; every other one renders right here.
             let heavyInk = weight == .light && capture.ink.pointCount > Self.heavyPoints
-            return (capture, heavyInk ? nil : try render(capture))
+            return (capture, signed, heavyInk ? nil : try render(capture))
         }
         let (ink, image, renderOptionsJSON): (CanonicalInk, RenderedImage, String)
         if let renderedInline {
@@ -78,7 +89,7 @@ public struct ProofIntake: Sendable {
                                       pngWidth: image.width, pngHeight: image.height, renderOptionsJSON: renderOptionsJSON,
                                       algorithmVersion: SignatureReconstructor.algorithmVersion),
             assessment: assessment,
-            uploadedBy: actor.keyID, idempotencyKey: idempotencyKey)
+            uploadedBy: actor.keyID, idempotencyKey: idempotencyKey, deviceSignature: deviceSignature)
         do {
             try await proofs.record(proof, reference: reference, idempotency: idempotencyKey.map { (actor.keyID, $0, response) },
                                     origin: origin)
@@ -88,6 +99,9 @@ public struct ProofIntake: Sendable {
             throw Self.alreadyRecorded(reference)
         } catch ProofStoreError.deliveryClosed(let status) {
             throw ServiceError.invalidTransition(reference, from: status, to: .delivered)
+        } catch ProofStoreError.deviceKeyNotUsable {
+            throw ServiceError(.forbidden, code: "device_key_revoked",
+                               detail: "The device key stopped being approved while the upload was stored.")
         }
         metrics?.recordProofStored(pngBytes: image.png.count)
         return response

@@ -2,7 +2,8 @@
 public enum AuditAction: String, Sendable, CaseIterable {
     /// A delivery was created (subject `delivery:<reference>`).
     case deliveryCreated = "delivery_created"
-    /// A proof was stored (subject `delivery:<reference>`; details `proof_id`, `points_sha256`, `png_sha256`).
+    /// A proof was stored (subject `delivery:<reference>`; details `proof_id`, `points_sha256`, `png_sha256`,
+    /// `ink_sha256`, `metadata_sha256`, and for a device-signed upload `device_key_id` and `device_signature`).
     case proofRecorded = "proof_recorded"
     /// A failed delivery attempt was stored (subject `delivery:<reference>`; details `attempt_id`,
     /// `delivery_id`, `reason`, `attempt_sha256`).
@@ -27,6 +28,13 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case keyCreated = "key_created"
     /// An API key was revoked (subject `key:<uuid>`).
     case keyRevoked = "key_revoked"
+    /// A courier registered a device key (subject `device_key:<uuid>`; details `public_key` (hex of
+    /// the 32 bytes), `registered_by`, `label`).
+    case deviceKeyRegistered = "device_key_registered"
+    /// An admin or dispatcher approved a device key (subject `device_key:<uuid>`; details `public_key`).
+    case deviceKeyApproved = "device_key_approved"
+    /// An admin or dispatcher revoked a device key (subject `device_key:<uuid>`; details `public_key`).
+    case deviceKeyRevoked = "device_key_revoked"
     /// A webhook endpoint was registered (subject `webhook:<uuid>`; details `url`, `events`).
     case webhookCreated = "webhook_created"
     /// A webhook endpoint was changed, paused or re-enabled (subject `webhook:<uuid>`; details: what changed).

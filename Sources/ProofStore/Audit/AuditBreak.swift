@@ -31,6 +31,17 @@ public struct AuditBreak: Sendable, Equatable {
         case proofMetadataMismatch = "proof_metadata_mismatch"
         /// A proof sits under another delivery than the one its event names.
         case proofDeliveryMismatch = "proof_delivery_mismatch"
+        /// A proof's stored device key id or signature is not what its event recorded (added,
+        /// removed or changed after the upload).
+        case proofDeviceMismatch = "proof_device_mismatch"
+        /// A proof's device signature does not verify over its recorded body and delivery with the
+        /// public key the device key's registration event bound (or that event is missing).
+        case deviceSignatureInvalid = "device_signature_invalid"
+        /// A device key row no longer holds the public key (or owner) its events bound, or a
+        /// signed proof's key was not registered by the proof's uploader.
+        case deviceKeyMismatch = "device_key_mismatch"
+        /// A proof was signed by a key that was not approved (or already revoked) when it was recorded.
+        case deviceKeyNotApproved = "device_key_not_approved"
         /// A stored proof has no `proof_recorded` event.
         case proofWithoutEvent = "proof_without_event"
         /// A proof has more than one `proof_recorded` event.

@@ -18,6 +18,11 @@ extension AuditVerifier {
         var facts: [UInt8]
         /// The reference of the delivery the row points at.
         var reference: String
+        /// The key that uploaded the proof.
+        var uploadedBy: UUID
+        /// The device key and signature stored with the proof (migration 0017), `nil` when unsigned.
+        var deviceKeyID: UUID?
+        var deviceSignature: [UInt8]?
     }
 
     /// The ink and facts checks of a `proof_recorded` event whose body and PNG hold. Events from
@@ -120,7 +125,7 @@ extension AuditVerifier {
             let idList = batch.map { $0.uuidString.lowercased() }.joined(separator: ",")
             let result = try await session.query("""
                 SELECT \(unescaped: ProofFacts.columns), p.body, p.png, p.ink, p.body_sha256::bytea AS body_sha256,
-                    p.png_sha256::bytea AS png_sha256
+                    p.png_sha256::bytea AS png_sha256, p.device_key_id, p.device_signature
                 FROM proofs p JOIN deliveries d ON d.id = p.delivery_id
                 WHERE p.id = ANY(string_to_array(\(idList), ',')::uuid[])
                 """)
@@ -129,7 +134,9 @@ extension AuditVerifier {
                 digests[facts.proofID] = ProofDigests(
                     body: SHA256.hash(try row.decode([UInt8].self, "body")), png: SHA256.hash(try row.decode([UInt8].self, "png")),
                     storedBody: try row.decode("body_sha256"), storedPNG: try row.decode("png_sha256"),
-                    ink: SHA256.hash(try row.decode([UInt8].self, "ink")), facts: facts.digest, reference: facts.reference)
+                    ink: SHA256.hash(try row.decode([UInt8].self, "ink")), facts: facts.digest, reference: facts.reference,
+                    uploadedBy: facts.uploadedBy, deviceKeyID: try row.decode("device_key_id"),
+                    deviceSignature: try row.decode("device_signature"))
             }
         }
         let missing = ids.filter { digests[$0] == nil }

@@ -18,7 +18,8 @@ import Postgres
 /// `proofs_archived` event (the retention procedure archived and dropped it), and counted. Then
 /// the proof's delivery, canonical ink and facts, and a created delivery's facts, must still give
 /// what their events bound (AuditVerifier+Facts.swift), and so must failed attempts and closed
-/// deliveries (AuditVerifier+Lifecycle.swift).
+/// deliveries (AuditVerifier+Lifecycle.swift), and device keys and device-signed proofs
+/// (AuditVerifier+Devices.swift).
 /// After the walk, every head in `audit_chains` must be its chain's newest event (`head_mismatch`),
 /// every stored checkpoint must hold (`checkpoint_*`), and every stored proof must have exactly one
 /// `proof_recorded` event.
@@ -141,10 +142,12 @@ public struct AuditVerifier: Sendable {
             let proofs = try await proofDigests(for: fresh, in: session)
             let deliveries = try await deliveryDigests(for: fresh, in: session)
             let lifecycle = try await lifecycleDigests(for: fresh, in: session)
+            let devices = try await deviceEvidence(for: fresh, digests: proofs.digests, in: session)
             let recomputed = try await hashes
             for (index, event) in fresh.enumerated() {
                 if let failure = check(event, walk: &walk, digests: proofs.digests, archived: proofs.archived, deliveries: deliveries,
-                                       lifecycle: lifecycle, recomputed: recomputed.count == fresh.count ? recomputed[index] : nil) {
+                                       lifecycle: lifecycle, devices: devices,
+                                       recomputed: recomputed.count == fresh.count ? recomputed[index] : nil) {
                     return failure
                 }
                 if walk.wanted[event.seq] != nil { walk.passed[event.seq] = AuditChainHead(chain: event.chain, seq: event.seq, hash: event.hash) }
@@ -225,7 +228,7 @@ public struct AuditVerifier: Sendable {
     /// Checks one event against the walk so far and, when it holds, advances the walk.
     func check(_ event: AuditEvent, walk: inout Walk, digests: [UUID: ProofDigests], archived: Set<UUID> = [],
                deliveries: [UUID: [UInt8]] = [:], lifecycle: LifecycleDigests = LifecycleDigests(),
-               recomputed precomputed: [UInt8]? = nil) -> AuditBreak? {
+               devices: DeviceEvidence = DeviceEvidence(), recomputed precomputed: [UInt8]? = nil) -> AuditBreak? {
         func failure(_ kind: AuditBreak.Kind, _ expected: String, _ found: String, seq: Int64? = nil) -> AuditBreak {
             AuditBreak(seq: seq ?? event.seq, kind: kind, expected: expected, found: found, subject: event.subject, chain: event.chain)
         }
@@ -258,6 +261,7 @@ public struct AuditVerifier: Sendable {
         walk.count += 1
         if event.action == AuditAction.deliveryCreated.rawValue { return checkDelivery(event, deliveries: deliveries) }
         if let failure = checkLifecycle(event, digests: lifecycle) { return failure }
+        if event.subject.hasPrefix("device_key:") { return checkDeviceKeyEvent(event, evidence: devices) }
         guard event.action == AuditAction.proofRecorded.rawValue else { return nil }
         let details = event.details
         let proofText = details["proof_id"] ?? ""
@@ -279,6 +283,6 @@ public struct AuditVerifier: Sendable {
             return AuditBreak(seq: event.seq, kind: .proofPNGMismatch, expected: recordedPNG, found: found, subject: event.subject,
                               proofID: proofText, chain: event.chain)
         }
-        return checkFacts(event, stored: stored, proofID: proofText)
+        return checkFacts(event, stored: stored, proofID: proofText) ?? checkDevice(event, stored: stored, proofID: proofText, evidence: devices)
     }
 }

@@ -9,7 +9,7 @@
 public enum RuntimeRolePrivileges {
     /// The tables whose rows are evidence: `serve` refuses a role that owns one of them or holds
     /// table-wide UPDATE, DELETE, TRUNCATE or TRIGGER on it (``DatabaseRoleCheck``).
-    public static let evidenceTables = ["proofs", "audit_events", "audit_checkpoints", "audit_chains", "deliveries", "api_keys"]
+    public static let evidenceTables = ["proofs", "audit_events", "audit_checkpoints", "audit_chains", "deliveries", "api_keys", "device_keys"]
 
     /// Every table, sequence and function of schema `public` (partitions follow their parent:
     /// rows are reached through it) with what the runtime role may do with it.
@@ -41,6 +41,8 @@ public enum RuntimeRolePrivileges {
         .table("webhook_attempts", "SELECT", "INSERT", why: "every post to a receiver, for GET /v1/webhooks/{id}/deliveries"),
         .table("delivery_search_text", "SELECT",
                why: "the text search matches reference, recipient and address here (0018); only the deliveries trigger writes it"),
+        .table("device_keys", "SELECT", "INSERT",
+               why: "couriers register device keys (0017; the guard admits only `registered` rows); approving and revoking: the functions below"),
         // Sequences (identity columns need no grant: INSERT on the table draws from them).
         .sequence("webhook_events_id_seq", why: "outbox event ids (the payload's per-delivery sequence)"),
         .sequence("webhook_attempts_id_seq", why: "webhook_attempts.id is a bigserial: its default calls nextval"),
@@ -55,6 +57,8 @@ public enum RuntimeRolePrivileges {
         .function("countersign_maintain_partitions(text,integer)", why: "serving replicas create next months' partitions daily"),
         .function("countersign_close_delivery(text,text,text,uuid,timestamp with time zone)",
                   why: "cancel and fail (0014): the only way the service sets a delivery's closing columns"),
+        .function("countersign_approve_device_key(uuid,uuid)", why: "an admin or dispatcher approves a registered device key (0017)"),
+        .function("countersign_revoke_device_key(uuid,uuid)", why: "an admin or dispatcher revokes a device key, for good (0017)"),
         // Functions only the owner's objects use: triggers fire whoever writes, and the general
         // partition function may create partitions of any table for any month.
         .ownerOnly(.function, "countersign_refuse_change()", why: "trigger: append-only tables"),
@@ -65,6 +69,9 @@ public enum RuntimeRolePrivileges {
         .ownerOnly(.function, "countersign_notify_webhook_deliveries()", why: "trigger: new deliveries wake the webhook senders"),
         .ownerOnly(.function, "countersign_copy_delivery_search_text()",
                    why: "trigger (SECURITY DEFINER): a delivery's reference, recipient and address into delivery_search_text"),
+        .ownerOnly(.function, "countersign_guard_device_key()", why: "trigger: device keys only go registered → approved → revoked"),
+        .ownerOnly(.function, "countersign_guard_signed_proof()",
+                   why: "trigger: a signed proof only with an approved key of its uploader (locks the key FOR SHARE)"),
         .ownerOnly(.function, "countersign_audit_lock_chains(smallint[],integer[])", why: "not called: the append locks its chains inline"),
         .ownerOnly(.function, "countersign_ensure_monthly_partitions(regclass,integer,timestamp with time zone,timestamp with time zone)",
                    why: "migrate runs it as the owner; serving goes through countersign_maintain_partitions"),

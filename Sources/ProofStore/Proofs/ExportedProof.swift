@@ -23,4 +23,8 @@ public struct ExportedProof: Sendable {
     /// The proof's `proof_recorded` audit event, as the export's snapshot sees it (nil: none, which
     /// only tampering makes; the exporter then refuses to sign).
     public var event: AuditEvent?
+    /// The device key and signature stored with the proof (migration 0017), and the key's public
+    /// key, when the upload was signed.
+    public var deviceSignature: DeviceSignature? = nil
+    public var devicePublicKey: [UInt8]? = nil
 }

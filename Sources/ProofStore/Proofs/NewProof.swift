@@ -15,10 +15,12 @@ public struct NewProof: Sendable {
     public var uploadedBy: UUID
     /// The `Idempotency-Key` the upload came with, if any.
     public var idempotencyKey: String?
+    /// The verified device signature the upload came with, if any (migration 0017).
+    public var deviceSignature: DeviceSignature?
 
     /// Creates a proof to store.
     public init(id: UUID, capture: ProofCapture, body: ReceivedBody, rendering: ProofRendering, assessment: ProofAssessment,
-                uploadedBy: UUID, idempotencyKey: String?) {
+                uploadedBy: UUID, idempotencyKey: String?, deviceSignature: DeviceSignature? = nil) {
         self.id = id
         self.capture = capture
         self.body = body
@@ -26,5 +28,6 @@ public struct NewProof: Sendable {
         self.assessment = assessment
         self.uploadedBy = uploadedBy
         self.idempotencyKey = idempotencyKey
+        self.deviceSignature = deviceSignature
     }
 }

@@ -58,8 +58,10 @@ public struct ProofExportReader: Sendable {
                     SELECT \(unescaped: ProofRepository.metadataColumns),
                         (extract(epoch FROM p.captured_at) * 1000000)::int8 AS captured_at_us,
                         (extract(epoch FROM p.received_at) * 1000000)::int8 AS received_at_us, p.received_at AS received_at_exact,
-                        d.recipient_name, d.address, d.destination_lat, d.destination_lon, p.body, p.ink, p.png
+                        d.recipient_name, d.address, d.destination_lat, d.destination_lon, p.body, p.ink, p.png,
+                        p.device_key_id, p.device_signature, dk.public_key AS device_public_key
                     FROM proofs p JOIN deliveries d ON d.id = p.delivery_id JOIN api_keys k ON k.id = p.uploaded_by
+                        LEFT JOIN device_keys dk ON dk.id = p.device_key_id
                     \(page.whereClause) ORDER BY p.received_at, p.id LIMIT \(pageSize)
                     """).rows
                 if rows.isEmpty { break }
@@ -73,7 +75,8 @@ public struct ProofExportReader: Sendable {
                                                                              lon: try row.decode("destination_lon")),
                                                 body: try row.decode("body"), ink: try row.decode("ink"), png: try row.decode("png"),
                                                 capturedAtMicros: try row.decode("captured_at_us"),
-                                                receivedAtMicros: try row.decode("received_at_us")))
+                                                receivedAtMicros: try row.decode("received_at_us"),
+                                                deviceSignature: try Self.deviceSignature(row), devicePublicKey: try row.decode("device_public_key")))
                     after = (try row.decode(AuditTimestamp.self, "received_at_exact"), metadata.id)
                 }
                 let events = try await Self.recordedEvents(for: proofs, in: session)
@@ -108,5 +111,11 @@ public struct ProofExportReader: Sendable {
             }
         }
         return events
+    }
+
+    /// The device key id and signature of a row read with the export's columns, when it has them.
+    static func deviceSignature(_ row: PostgresRow) throws -> DeviceSignature? {
+        guard let keyID: UUID = try row.decode("device_key_id"), let signature: [UInt8] = try row.decode("device_signature") else { return nil }
+        return DeviceSignature(keyID: keyID, signature: signature)
     }
 }

@@ -51,19 +51,29 @@ public struct ProofRepository: Sendable {
                                           origin: origin, in: session)
                 // Queued behind the audit insert: it goes with the COMMIT, no extra round trip.
                 WebhookOutbox.enqueue(.deliveryDelivered(reference: reference, proofID: proof.id, receivedAt: proof.body.receivedAt,
-                                                         digests: details.filter { $0.key != "proof_id" }), in: session)
+                                                         digests: details.filter { $0.key.hasSuffix("_sha256") }), in: session)
             }
         } catch let error as PostgresError where error.kind == .uniqueViolation && error.constraint?.hasPrefix("proofs") == true {
             throw ProofStoreError.proofAlreadyRecorded(proof.id)
+        } catch let error as PostgresError where error.kind == .checkViolation && error.constraint == "device_key_not_usable" {
+            // The key was revoked between the intake's check and this insert (migration 0017's trigger).
+            throw ProofStoreError.deviceKeyNotUsable
         }
     }
 
     /// The details of a proof's `proof_recorded` event: its id and the digests of everything it
-    /// stores — the original body, the PNG, the canonical ink and its facts (``ProofFacts``).
+    /// stores — the original body, the PNG, the canonical ink and its facts (``ProofFacts``) — and,
+    /// for a device-signed upload, the device key's id and the signature itself (so the event alone,
+    /// with the key's `device_key_registered` event, lets anyone re-check it: docs/audit.md).
     static func recordedDetails(_ proof: NewProof, reference: String) -> [String: String] {
-        ["proof_id": proof.id.uuidString.lowercased(), "points_sha256": proof.body.sha256.hexString,
-         "png_sha256": proof.rendering.pngSHA256.hexString, "ink_sha256": SHA256.hash(proof.rendering.ink).hexString,
-         "metadata_sha256": ProofFacts(proof, reference: reference).digest.hexString]
+        var details = ["proof_id": proof.id.uuidString.lowercased(), "points_sha256": proof.body.sha256.hexString,
+                       "png_sha256": proof.rendering.pngSHA256.hexString, "ink_sha256": SHA256.hash(proof.rendering.ink).hexString,
+                       "metadata_sha256": ProofFacts(proof, reference: reference).digest.hexString]
+        if let signed = proof.deviceSignature {
+            details["device_key_id"] = signed.keyID.uuidString.lowercased()
+            details["device_signature"] = signed.signature.hexString
+        }
+        return details
     }
 
     /// Queues the statement that stores the proof (it goes to the server with the audit append's
@@ -80,7 +90,7 @@ public struct ProofRepository: Sendable {
                     received_at, location_lat, location_lon, location_accuracy_m, distance_to_destination_m, geofence_radius_m,
                     flags, device_id, device_model, device_os, device_app, body, body_content_type, body_content_encoding,
                     body_sha256, ink_format, ink, point_count, stroke_count, png, png_sha256, png_width, png_height,
-                    render_options, algorithm_version, uploaded_by, idempotency_key)
+                    render_options, algorithm_version, uploaded_by, idempotency_key, device_key_id, device_signature)
                 SELECT \(proof.id), delivery.id, \(capture.signerName), \(capture.capturedAt.date),
                     \(capture.capturedAt.offsetMinutes), \(capture.capturedAt.text), \(body.receivedAt),
                     \(location?.point.lat)::float8, \(location?.point.lon)::float8, \(location?.accuracyMeters)::float8,
@@ -91,7 +101,8 @@ public struct ProofRepository: Sendable {
                     \(rendering.inkFormat), \(PostgresBytes(rendering.ink)), \(rendering.pointCount), \(rendering.strokeCount),
                     \(PostgresBytes(rendering.png)), \(PostgresBytes(rendering.pngSHA256)), \(rendering.pngWidth),
                     \(rendering.pngHeight), \(PostgresJSONB(rendering.renderOptionsJSON)), \(rendering.algorithmVersion),
-                    \(proof.uploadedBy), \(proof.idempotencyKey)::text
+                    \(proof.uploadedBy), \(proof.idempotencyKey)::text, \(proof.deviceSignature?.keyID)::uuid,
+                    \(proof.deviceSignature.map { PostgresBytes($0.signature) })::bytea
                 FROM delivery
                 RETURNING delivery_id
             ), delivered AS (

@@ -8,4 +8,6 @@ public enum ProofStoreError: Error, Sendable, Equatable {
     case proofAlreadyRecorded(UUID)
     /// The delivery is `failed` or `cancelled`: it takes no proof any more.
     case deliveryClosed(DeliveryStatus)
+    /// The upload's device key stopped being an approved key of its uploader before the proof was stored.
+    case deviceKeyNotUsable
 }

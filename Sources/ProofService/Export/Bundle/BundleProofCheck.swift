@@ -1,3 +1,4 @@
+import Cryptography
 import Foundation
 import ProofStore
 
@@ -58,8 +59,10 @@ enum BundleProofCheck {
             fail("metadata.json", "png.sha256 does not describe signature.png")
         }
         let facts = Digest32(document.facts.digest)
+        let signed = document.deviceSignature
         let actual = RecordedEventDigests(seq: 0, chain: 0, subject: "delivery:" + proof.reference, points: files["points"]?.sha256,
-                                          png: files["signature.png"]?.sha256, ink: files["ink"]?.sha256, metadata: facts)
+                                          png: files["signature.png"]?.sha256, ink: files["ink"]?.sha256, metadata: facts,
+                                          deviceKeyID: signed?.keyID, deviceSignature: signed.flatMap { Data(base64Encoded: $0.signature) }?.hexString)
         guard let recorded = event(proof.proofID, actual) else {
             fail("", "proof \(proof.proofID.uuidString.lowercased()) has no proof_recorded event in the bundle's audit segments")
             return Outcome(proofID: proof.proofID, failures: failures)
@@ -82,6 +85,27 @@ enum BundleProofCheck {
         if let expected = recorded.metadata, facts != expected {
             fail("metadata.json", "its proof facts hash to \(facts), but \(at) binds metadata_sha256 \(expected)")
         }
+        if let failure = checkDevice(signed, recorded: recorded, reference: proof.reference, at: at) { fail("metadata.json", failure) }
         return Outcome(proofID: proof.proofID, failures: failures)
+    }
+
+    /// The device signature `metadata.json` states against the one `recorded` binds (both absent for
+    /// an unsigned upload), and, when signed, the signature over the recorded body digest and the
+    /// delivery with the public key the document names (docs/audit.md, "Verifying a bundle").
+    static func checkDevice(_ signed: BundleProofReading.DeviceSignatureMember?, recorded: RecordedEventDigests, reference: String,
+                            at: String) -> String? {
+        let stated = signed.flatMap { Data(base64Encoded: $0.signature) }?.hexString
+        guard signed?.keyID == recorded.deviceKeyID, stated == recorded.deviceSignature else {
+            return "its device_signature (\(signed?.keyID ?? "none")) is not the one \(at) binds (\(recorded.deviceKeyID ?? "none"))"
+        }
+        guard let signed else { return nil }
+        guard let keyID = UUID(uuidString: signed.keyID), let points = recorded.points,
+              let publicKeyBytes = Data(base64Encoded: signed.publicKey).map(Array.init),
+              let publicKey = try? Ed25519PublicKey(rawRepresentation: publicKeyBytes),
+              let signature = Data(base64Encoded: signed.signature).map(Array.init),
+              publicKey.isValidSignature(signature, for: DeviceUploadMessage.bytes(reference: reference, keyID: keyID, bodySHA256: points.bytes)) else {
+            return "its device signature does not verify over the recorded body for delivery \(reference) with its public_key"
+        }
+        return nil
     }
 }

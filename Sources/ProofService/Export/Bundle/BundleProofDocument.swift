@@ -35,6 +35,15 @@ enum BundleProofDocument {
         json.key("recipient"); json.beginObject(); json.key("name"); json.string(proof.recipientName); json.endObject()
         json.key("reference"); json.string(metadata.deliveryReference)
         json.endObject()
+        if let signed = proof.deviceSignature {
+            // Only for a device-signed upload (members sorted: delivery, device_signature, files, proof).
+            json.key("device_signature")
+            json.beginObject()
+            json.key("key_id"); json.string(signed.keyID.uuidString.lowercased())
+            json.key("public_key"); json.string(Data(proof.devicePublicKey ?? []).base64EncodedString())
+            json.key("signature"); json.string(Data(signed.signature).base64EncodedString())
+            json.endObject()
+        }
         json.key("files")
         json.beginObject()
         for file in files.sorted(by: { $0.name.utf8.lexicographicallyPrecedes($1.name.utf8) }) {

@@ -80,9 +80,23 @@ struct BundleProofReading: Decodable {
         }
     }
 
+    /// A device-signed upload's key and signature (base64), with the key's public key.
+    struct DeviceSignatureMember: Decodable {
+        var keyID: String
+        var publicKey: String
+        var signature: String
+        enum CodingKeys: String, CodingKey { case signature, keyID = "key_id", publicKey = "public_key" }
+    }
+
     var delivery: Delivery
     var files: [String: File]
     var proof: Proof
+    var deviceSignature: DeviceSignatureMember?
+
+    enum CodingKeys: String, CodingKey {
+        case delivery, files, proof
+        case deviceSignature = "device_signature"
+    }
 
     /// Parses `bytes`; the error says what is wrong.
     static func parse(_ bytes: [UInt8]) throws -> BundleProofReading {

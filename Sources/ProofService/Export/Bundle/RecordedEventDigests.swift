@@ -12,6 +12,9 @@ struct RecordedEventDigests: Sendable {
     /// Absent in events from before the facts were bound.
     var ink: Digest32?
     var metadata: Digest32?
+    /// The device key id (lower-case) and signature (hex) of a device-signed upload's event.
+    var deviceKeyID: String? = nil
+    var deviceSignature: String? = nil
 
     /// The proof id and digests of `event`, or nil when it is not a `proof_recorded` event naming a proof.
     static func of(_ event: AuditEvent) -> (UUID, RecordedEventDigests)? {
@@ -22,6 +25,7 @@ struct RecordedEventDigests: Sendable {
                                          points: details["points_sha256"].flatMap(Digest32.init(hex:)),
                                          png: details["png_sha256"].flatMap(Digest32.init(hex:)),
                                          ink: details["ink_sha256"].flatMap(Digest32.init(hex:)),
-                                         metadata: details["metadata_sha256"].flatMap(Digest32.init(hex:))))
+                                         metadata: details["metadata_sha256"].flatMap(Digest32.init(hex:)),
+                                         deviceKeyID: details["device_key_id"], deviceSignature: details["device_signature"]))
     }
 }

@@ -16,7 +16,7 @@ struct BundleEventIndex {
         var binding: Digest32
     }
 
-    static let hasPoints: UInt8 = 1, hasPNG: UInt8 = 2, hasInk: UInt8 = 4, hasMetadata: UInt8 = 8
+    static let hasPoints: UInt8 = 1, hasPNG: UInt8 = 2, hasInk: UInt8 = 4, hasMetadata: UInt8 = 8, hasDevice: UInt8 = 16
     private var entries: [UUID: Entry] = [:]
     /// The segment files, by chain, sorted by first seq: for re-reading one event.
     var files: [Int16: [(firstSeq: Int64, entry: ZipArchiveReader.Entry)]] = [:]
@@ -37,6 +37,7 @@ struct BundleEventIndex {
         if event.png != nil { flags |= Self.hasPNG }
         if event.ink != nil { flags |= Self.hasInk }
         if event.metadata != nil { flags |= Self.hasMetadata }
+        if event.deviceKeyID != nil || event.deviceSignature != nil { flags |= Self.hasDevice }
         entries[id] = Entry(seq: event.seq, chain: event.chain, flags: flags, binding: Self.binding(event, flags: flags))
     }
 
@@ -52,6 +53,7 @@ struct BundleEventIndex {
         if entry.flags & Self.hasPNG == 0 { claimed.png = nil }
         if entry.flags & Self.hasInk == 0 { claimed.ink = nil }
         if entry.flags & Self.hasMetadata == 0 { claimed.metadata = nil }
+        if entry.flags & Self.hasDevice == 0 { (claimed.deviceKeyID, claimed.deviceSignature) = (nil, nil) }
         if Self.binding(claimed, flags: entry.flags) == entry.binding { return claimed }
         return reread(id, seq: entry.seq, chain: entry.chain)
     }
@@ -62,6 +64,7 @@ struct BundleEventIndex {
         hasher.update([flags])
         hasher.update(Array(event.subject.utf8) + [0])
         for digest in [event.points, event.png, event.ink, event.metadata] { if let digest { hasher.update(digest.bytes) } }
+        if flags & hasDevice != 0 { hasher.update(Array((event.deviceKeyID ?? "").utf8) + [0] + Array((event.deviceSignature ?? "").utf8)) }
         return Digest32(hasher.finalize())
     }
 
