@@ -12,17 +12,18 @@ struct Digest32: Hashable, Sendable, CustomStringConvertible {
         words = (word(0), word(8), word(16), word(24))
     }
 
-    /// From 64 hex digits (either case); nil otherwise.
+    /// From 64 hex digits (either case); nil otherwise. Straight into the words, without an
+    /// array: the verifier reads several per proof.
     init?(hex: String) {
-        let utf8 = Array(hex.utf8)
-        guard utf8.count == 64 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(32)
-        for index in stride(from: 0, to: 64, by: 2) {
-            guard let high = Self.nibble(utf8[index]), let low = Self.nibble(utf8[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
+        var parsed: [UInt64] = [0, 0, 0, 0]
+        var count = 0
+        for byte in hex.utf8 {
+            guard count < 64, let value = Self.nibble(byte) else { return nil }
+            parsed[count >> 4] = parsed[count >> 4] << 4 | UInt64(value)
+            count += 1
         }
-        self.init(bytes)
+        guard count == 64 else { return nil }
+        words = (parsed[0], parsed[1], parsed[2], parsed[3])
     }
 
     /// SHA-256 of `data`.
