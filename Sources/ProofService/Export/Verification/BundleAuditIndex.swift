@@ -11,7 +11,7 @@ import ProofStore
 /// (``BundleParallelMap``); the links are then checked in order.
 enum BundleAuditIndex {
     /// One line of a segment file, read and re-hashed.
-    enum Line {
+    enum Line: Sendable {
         case unreadable
         case event(AuditEvent, hashMatches: Bool, recomputed: [UInt8], recorded: (UUID, RecordedEventDigests)?)
     }
@@ -41,8 +41,8 @@ enum BundleAuditIndex {
         let batchSize = 2 * CPUWorkPool.cores
         for batchStart in stride(from: 0, to: segments.count, by: batchSize) {
             let batch = Array(segments[batchStart..<min(segments.count, batchStart + batchSize)])
-            let read = BundleParallelMap.map(batch.count) { read(archive, batch[$0].entry) }
-            for ((name, entry), lines) in zip(batch, read) {
+            let files = BundleParallelMap.map(batch.count) { Self.read(archive, batch[$0].entry) }
+            for ((name, entry), lines) in zip(batch, files) {
                 guard let fileChain = chainNumber(name) else {
                     fail(name, "is not an audit segment file (audit/chain-CC/SEQ.ndjson)")
                     continue

@@ -20,7 +20,7 @@ struct BundleEventIndex {
 
     init(archive: ZipArchiveReader) {
         self.archive = archive
-        do {
+        do throws(BundleEventTable.Failure) {
             table = try BundleEventTable()
         } catch {
             table = nil
@@ -35,7 +35,7 @@ struct BundleEventIndex {
         if event.png != nil { flags |= Self.hasPNG }
         if event.ink != nil { flags |= Self.hasInk }
         if event.metadata != nil { flags |= Self.hasMetadata }
-        do {
+        do throws(BundleEventTable.Failure) {
             try table?.append(.init(id: id, seq: event.seq, chain: event.chain, flags: flags, binding: Self.binding(event, flags: flags)))
         } catch {
             failure = failure ?? error
@@ -44,7 +44,7 @@ struct BundleEventIndex {
 
     /// Ends the inserts; returns the events (proof id, chain, seq) whose proof already had one.
     mutating func seal() -> [(id: UUID, chain: Int16, seq: Int64)] {
-        do {
+        do throws(BundleEventTable.Failure) {
             return try table?.seal().map { ($0.id, $0.chain, $0.seq) } ?? []
         } catch {
             failure = failure ?? error
@@ -57,7 +57,7 @@ struct BundleEventIndex {
     /// event, else the event as its segment file states it.
     mutating func take(_ id: UUID, actual: RecordedEventDigests) -> RecordedEventDigests? {
         let found: BundleEventTable.Record?
-        do {
+        do throws(BundleEventTable.Failure) {
             found = try table?.take(id)
         } catch {
             failure = failure ?? error

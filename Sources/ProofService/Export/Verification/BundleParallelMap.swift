@@ -10,13 +10,18 @@ enum BundleParallelMap {
     static let batchSize = 256
 
     /// `transform(0..<count)` in order, run concurrently when there is more than one core.
-    static func map<T>(_ count: Int, _ transform: (Int) -> T) -> [T] {
+    static func map<T: Sendable>(_ count: Int, _ transform: @escaping @Sendable (Int) -> T) -> [T] {
         guard count > 1, CPUWorkPool.cores > 1 else { return (0..<count).map(transform) }
         return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
-            let base = buffer.baseAddress!
-            // Each index is written exactly once, by the one iteration that owns it.
-            DispatchQueue.concurrentPerform(iterations: count) { index in (base + index).initialize(to: transform(index)) }
+            let slots = Slots(base: buffer.baseAddress!)
+            DispatchQueue.concurrentPerform(iterations: count) { index in slots.base.advanced(by: index).initialize(to: transform(index)) }
             initialized = count
         }
+    }
+
+    /// The result buffer, shared by the iterations: each index is written exactly once, by the
+    /// one iteration that owns it, and read only after `concurrentPerform` has returned.
+    private struct Slots<T>: @unchecked Sendable {
+        let base: UnsafeMutablePointer<T>
     }
 }

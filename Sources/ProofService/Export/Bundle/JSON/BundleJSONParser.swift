@@ -22,8 +22,10 @@ struct BundleJSONParser {
             Result { () throws(BundleJSONError) in try parseBuffer(buffer) }
         }
         if let result { return try result.get() }
-        let copy = Array(bytes)
-        return try copy.withUnsafeBufferPointer { buffer throws(BundleJSONError) in try parseBuffer(buffer) }
+        let copied: Result<BundleJSONValue, BundleJSONError> = Array(bytes).withUnsafeBufferPointer { buffer in
+            Result { () throws(BundleJSONError) in try parseBuffer(buffer) }
+        }
+        return try copied.get()
     }
 
     private static func parseBuffer(_ buffer: UnsafeBufferPointer<UInt8>) throws(BundleJSONError) -> BundleJSONValue {
@@ -144,7 +146,8 @@ struct BundleJSONParser {
             switch byte {
             case UInt8(ascii: "\""):
                 position = index + 1
-                return try decoded.withUnsafeBufferPointer { buffer throws(BundleJSONError) in try Self.validated(buffer, at: start) }
+                guard let text = String(validating: decoded, as: UTF8.self) else { throw .at(start, "a string that is not UTF-8") }
+                return text
             case UInt8(ascii: "\\"):
                 guard index + 1 < bytes.count else { throw .at(index, "unterminated escape") }
                 index += 1
