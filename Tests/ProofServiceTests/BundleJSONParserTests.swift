@@ -113,11 +113,12 @@ struct BundleJSONParserTests {
             #expect(line.removeLast() == 0x0A)
             #expect(try BundleEventLine.parse(line).event == event)
         }
-        let recorded = try #require(RecordedEventDigests.of(try #require(BundleEventLine.parse(
-            BundleEventLine.encode(AuditEvent(seq: 3, occurredAtMicros: 5, actorKeyID: nil, actorRole: nil, action: "proof_recorded",
-                                              subject: "delivery:B", requestID: nil, clientAddress: nil, userAgent: nil, detailsJSON: details,
-                                              prevHash: AuditEvent.genesisHash, hash: AuditEvent.genesisHash, chain: 1, encoding: .v2))
-                .dropLast()).event)))
+        let line = BundleEventLine.encode(AuditEvent(seq: 3, occurredAtMicros: 5, actorKeyID: nil, actorRole: nil, action: "proof_recorded",
+                                                     subject: "delivery:B", requestID: nil, clientAddress: nil, userAgent: nil,
+                                                     detailsJSON: details, prevHash: AuditEvent.genesisHash, hash: AuditEvent.genesisHash,
+                                                     chain: 1, encoding: .v2)).dropLast()
+        let parsed = try #require(try BundleEventLine.parse(line).event)
+        let recorded = try #require(RecordedEventDigests.of(parsed))
         #expect(recorded.0 == UUID(uuidString: "0b7c5a4e-1111-4222-8333-944455556666"))
         #expect(recorded.1.ink == Digest32(hex: String(repeating: "ab", count: 32)))
         #expect(recorded.1.points == nil)

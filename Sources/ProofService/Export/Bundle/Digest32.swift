@@ -15,15 +15,22 @@ struct Digest32: Hashable, Sendable, CustomStringConvertible {
     /// From 64 hex digits (either case); nil otherwise. Straight into the words, without an
     /// array: the verifier reads several per proof.
     init?(hex: String) {
-        var parsed: [UInt64] = [0, 0, 0, 0]
+        var word: UInt64 = 0, words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         var count = 0
         for byte in hex.utf8 {
             guard count < 64, let value = Self.nibble(byte) else { return nil }
-            parsed[count >> 4] = parsed[count >> 4] << 4 | UInt64(value)
+            word = word << 4 | UInt64(value)
             count += 1
+            switch count {
+            case 16: words.0 = word
+            case 32: words.1 = word
+            case 48: words.2 = word
+            case 64: words.3 = word
+            default: continue
+            }
         }
         guard count == 64 else { return nil }
-        words = (parsed[0], parsed[1], parsed[2], parsed[3])
+        self.words = words
     }
 
     /// SHA-256 of `data`.

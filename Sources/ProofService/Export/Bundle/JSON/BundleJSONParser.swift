@@ -130,12 +130,16 @@ struct BundleJSONParser {
     private mutating func string() throws(BundleJSONError) -> String {
         let start = position + 1
         var index = start
+        /// Every byte so far OR-ed: below 0x80 means ASCII, which needs no UTF-8 validation.
+        var seen: UInt8 = 0
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 position = index + 1
-                return try Self.validated(UnsafeBufferPointer(rebasing: bytes[start..<index]), at: start)
+                let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                return seen < 0x80 ? String(decoding: text, as: UTF8.self) : try Self.validated(text, at: start)
             }
+            seen |= byte
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw .at(index, "a control character in a string") }
             index += 1
