@@ -96,15 +96,21 @@ public struct ProofExporter: Sendable {
         var signed: AuditCheckpoint?
         var total = 0
         var count = 0
-        var packing: (task: Task<[BundleProofPacker.Packed], any Error>, proofs: Int)?
+        typealias Page = (task: Task<[BundleProofPacker.Packed], any Error>, proofs: Int)
+        var packing: Page?
+        // Held in `packing` from the moment it starts, so a failure anywhere stops it.
         defer { packing?.task.cancel() }
-        /// Writes the page being packed, if any, once it is ready.
-        func writePacked() async throws {
-            guard let page = packing else { return }
-            packing = nil
+        /// Writes `page` once it is packed.
+        func write(_ page: Page) async throws {
             for packed in try await page.task.value { try await bundle.write(packed, to: sink) }
             count += page.proofs
             progress?(count, total)
+        }
+        /// Writes the page being packed, if any.
+        func writePacked() async throws {
+            guard let page = packing else { return }
+            packing = nil
+            try await write(page)
         }
         try await reader.read(since: since, until: until, start: { seen in
             // The heads of the export's own snapshot: the checkpoint covers exactly the events
@@ -112,9 +118,9 @@ public struct ProofExporter: Sendable {
             signed = try AuditCheckpoint.sign(heads: seen.heads, key: key)
             total = seen.proofCount
         }, each: { proofs in
-            let next = Task { try await pack(proofs) }
-            try await writePacked()
-            packing = (next, proofs.count)
+            let previous = packing
+            packing = (Task { try await pack(proofs) }, proofs.count)
+            if let previous { try await write(previous) }
         }, withSegments: true, segment: { event in
             try await writePacked()
             try await bundle.write(event: event, to: sink)
