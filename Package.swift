@@ -220,7 +220,7 @@ let package = Package(
         ),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "CLibPQ", "TestSupport"], swiftSettings: strict),
         .target(name: "TestSupport", dependencies: ["Postgres", "ProofStore"], path: "Tests/TestSupport", swiftSettings: strict),
-        .testTarget(name: "ProofServiceTests", dependencies: ["ProofService", "SignatureKit", "TestSupport"], swiftSettings: strict),
+        .testTarget(name: "ProofServiceTests", dependencies: ["ProofService", "SignatureKit", "TestSupport", "Archive", "CZlib"], swiftSettings: strict),
         .testTarget(name: "WebhooksTests", dependencies: ["Webhooks", "ProofStore", "Postgres", "TestSupport", "Cryptography"], swiftSettings: strict),
         // Runs the built `countersign` binary (key custody: export, verify, serve refusing to start).
         .testTarget(name: "CLITests", dependencies: ["Cryptography", "TestSupport"], swiftSettings: strict),

@@ -139,12 +139,7 @@ public struct ZipArchiveReader: Sendable {
         let data: [UInt8]
         switch entry.method {
         case 0: data = stored
-        case 8:
-            do {
-                data = try GzipInflater.inflate(stored, limit: Int(entry.size), raw: true)
-            } catch {
-                throw Failure(message: "the compressed data is damaged (\(error))")
-            }
+        case 8: data = try ZipInflater.withInflater { (inflater) throws(Failure) in try inflater.inflate(stored, size: Int(entry.size)) }
         default: throw Failure(message: "unsupported compression method \(entry.method)")
         }
         let crc = data.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, UInt32($0.count))) }

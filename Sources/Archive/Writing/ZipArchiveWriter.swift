@@ -163,24 +163,9 @@ public struct ZipArchiveWriter {
     /// `contents` as a raw deflate stream, or nil if zlib fails. Level 1: on a proof's files
     /// (SVG, ink, body, metadata) it took 76 µs against level 6's 120 µs for 5 % more bytes, and
     /// deflate is the largest part of an export's CPU (docs/decisions/0019-standalone-bundles.md).
+    /// The stream is a reused one (``ZipDeflater``): the same bytes, without zlib's setup per entry.
     static func deflate(_ contents: [UInt8]) -> [UInt8]? {
-        var stream = z_stream()
-        guard deflateInit2_(&stream, 1, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
-                            Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
-        defer { deflateEnd(&stream) }
-        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, UInt(contents.count))))
-        let status: Int32 = contents.withUnsafeBufferPointer { source in
-            output.withUnsafeMutableBufferPointer { target in
-                stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
-                stream.avail_in = UInt32(source.count)
-                stream.next_out = target.baseAddress
-                stream.avail_out = UInt32(target.count)
-                return CZlib.deflate(&stream, Z_FINISH)
-            }
-        }
-        guard status == Z_STREAM_END else { return nil }
-        output.removeLast(Int(stream.avail_out))
-        return output
+        ZipDeflater.withDeflater { $0.deflate(contents) }
     }
 
     /// MS-DOS time and date fields (UTC; two-second resolution; clamped to 1980...2107), by

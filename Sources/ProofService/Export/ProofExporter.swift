@@ -86,7 +86,9 @@ public struct ProofExporter: Sendable {
         return Summary(proofs: count, bytes: output.total, checkpoint: nil)
     }
 
-    /// The ZIP bundle: each page of proofs packed concurrently on the CPU pool and written in order.
+    /// The ZIP bundle: each page of proofs packed concurrently on the CPU pool and written in
+    /// order. Pages overlap: while one page is packed, the one before it is written and the next
+    /// one fetched (at most two pages held), so the pool does not wait for the database.
     func exportBundle(since: Date?, until: Date?, progress: ((Int, Int) -> Void)?,
                       sink: ([UInt8]) async throws -> Void) async throws -> Summary {
         let exportedAt = Date()
@@ -94,18 +96,36 @@ public struct ProofExporter: Sendable {
         var signed: AuditCheckpoint?
         var total = 0
         var count = 0
+        typealias Page = (task: Task<[BundleProofPacker.Packed], any Error>, proofs: Int)
+        var packing: Page?
+        // Held in `packing` from the moment it starts, so a failure anywhere stops it.
+        defer { packing?.task.cancel() }
+        /// Writes `page` once it is packed.
+        func write(_ page: Page) async throws {
+            for packed in try await page.task.value { try await bundle.write(packed, to: sink) }
+            count += page.proofs
+            progress?(count, total)
+        }
+        /// Writes the page being packed, if any.
+        func writePacked() async throws {
+            guard let page = packing else { return }
+            packing = nil
+            try await write(page)
+        }
         try await reader.read(since: since, until: until, start: { seen in
             // The heads of the export's own snapshot: the checkpoint covers exactly the events
             // (every exported proof's `proof_recorded` among them) that snapshot sees.
             signed = try AuditCheckpoint.sign(heads: seen.heads, key: key)
             total = seen.proofCount
         }, each: { proofs in
-            for packed in try await pack(proofs) { try await bundle.write(packed, to: sink) }
-            count += proofs.count
-            progress?(count, total)
+            let previous = packing
+            packing = (Task { try await pack(proofs) }, proofs.count)
+            if let previous { try await write(previous) }
         }, withSegments: true, segment: { event in
+            try await writePacked()
             try await bundle.write(event: event, to: sink)
         })
+        try await writePacked()
         guard let signed else { throw ExportError.noSnapshot }
         try await bundle.finish(key: key, to: sink) { checksums in
             try ExportManifest(createdAt: exportedAt, since: since, until: until, proofCount: count, checkpoint: signed,

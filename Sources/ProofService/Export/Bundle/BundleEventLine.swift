@@ -4,8 +4,9 @@ import ProofStore
 /// One line of an audit segment file (`audit/chain-CC/….ndjson`): an event with every field its
 /// hash covers, as `GET /v1/audit/events` names them — `{"action", "actor_key_id", "actor_role",
 /// "chain", "client_address", "details_text", "encoding" (the tag), "hash", "occurred_at_us",
-/// "prev_hash", "request_id", "seq", "subject", "user_agent"}` — then `\n`.
-struct BundleEventLine: Decodable {
+/// "prev_hash", "request_id", "seq", "subject", "user_agent"}` — then `\n`. Read back strictly
+/// by ``parse(_:)`` (``BundleJSONParser``).
+struct BundleEventLine: Sendable {
     var action: String
     var actorKeyID: UUID?
     var actorRole: String?
@@ -21,10 +22,21 @@ struct BundleEventLine: Decodable {
     var subject: String
     var userAgent: String?
 
-    enum CodingKeys: String, CodingKey {
-        case action, chain, encoding, hash, seq, subject
-        case actorKeyID = "actor_key_id", actorRole = "actor_role", clientAddress = "client_address", detailsText = "details_text"
-        case occurredAtMicros = "occurred_at_us", prevHash = "prev_hash", requestID = "request_id", userAgent = "user_agent"
+    /// The line `bytes` (without its `\n`); the error names what is missing or mistyped.
+    static func parse(_ bytes: some Collection<UInt8>) throws(BundleJSONError) -> BundleEventLine {
+        let line = try BundleJSONParser.parse(bytes)
+        _ = try line.members("an audit event")
+        var actorKeyID: UUID?
+        if let text = try line.optionalString("actor_key_id") {
+            guard let id = UUID(uuidString: text) else { throw BundleJSONError("actor_key_id is not a UUID") }
+            actorKeyID = id
+        }
+        return BundleEventLine(action: try line.string("action"), actorKeyID: actorKeyID, actorRole: try line.optionalString("actor_role"),
+                               chain: try line.int16("chain"), clientAddress: try line.optionalString("client_address"),
+                               detailsText: try line.string("details_text"), encoding: try line.string("encoding"),
+                               hash: try line.string("hash"), occurredAtMicros: try line.int64("occurred_at_us"),
+                               prevHash: try line.string("prev_hash"), requestID: try line.optionalString("request_id"),
+                               seq: try line.int64("seq"), subject: try line.string("subject"), userAgent: try line.optionalString("user_agent"))
     }
 
     /// The line of `event`.

@@ -14,6 +14,18 @@ enum BundleProofCheck {
         var sha256: Digest32
     }
 
+    /// A `metadata.json` read, and the digest of the facts it states: the costly part of a check,
+    /// which the verifier does for many folders at once on all cores (``read(_:)``).
+    struct Metadata: Sendable {
+        var document: Result<BundleProofReading, BundleJSONError>
+        var factsDigest: Digest32?
+
+        static func read(_ bytes: [UInt8]) -> Metadata {
+            let document = Result { () throws(BundleJSONError) in try BundleProofReading.parse(bytes) }
+            return Metadata(document: document, factsDigest: try? Digest32(document.get().facts.digest))
+        }
+    }
+
     /// What the check found: the proof's id (when `metadata.json` could be read) and the failures.
     struct Outcome: Sendable {
         var proofID: UUID?
@@ -25,11 +37,17 @@ enum BundleProofCheck {
     /// id (nil: none), told what the folder's own digests are (so an index can answer from those).
     static func check(folder: String, metadata: [UInt8], files: [String: FileFacts],
                       event: (UUID, RecordedEventDigests) -> RecordedEventDigests?) -> Outcome {
+        check(folder: folder, metadata: Metadata.read(metadata), files: files, event: event)
+    }
+
+    /// ``check(folder:metadata:files:event:)`` with `metadata.json` already read.
+    static func check(folder: String, metadata: Metadata, files: [String: FileFacts],
+                      event: (UUID, RecordedEventDigests) -> RecordedEventDigests?) -> Outcome {
         var failures: [ExportBundleVerifier.Failure] = []
         func fail(_ name: String, _ reason: String) { failures.append(.init(file: folder + name, reason: reason)) }
         let document: BundleProofReading
         do {
-            document = try BundleProofReading.parse(metadata)
+            document = try metadata.document.get()
         } catch {
             fail("metadata.json", "not a version 3 proof document (\(error))")
             return Outcome(proofID: nil, failures: failures)
@@ -58,7 +76,7 @@ enum BundleProofCheck {
         if let png = files["signature.png"], Digest32(hex: proof.png.sha256) != png.sha256 {
             fail("metadata.json", "png.sha256 does not describe signature.png")
         }
-        let facts = Digest32(document.facts.digest)
+        let facts = metadata.factsDigest ?? Digest32(document.facts.digest)
         let signed = document.deviceSignature
         let actual = RecordedEventDigests(seq: 0, chain: 0, subject: "delivery:" + proof.reference, points: files["points"]?.sha256,
                                           png: files["signature.png"]?.sha256, ink: files["ink"]?.sha256, metadata: facts,

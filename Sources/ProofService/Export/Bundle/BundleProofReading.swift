@@ -2,56 +2,47 @@ import Foundation
 import ProofStore
 
 /// A version 3 `metadata.json` read back: what the verifier needs to recompute the proof facts
-/// digest (`metadata_sha256`) and to check the folder's other files. Decoded strictly: a missing
-/// or mistyped member is a failure naming the file, never a crash.
-struct BundleProofReading: Decodable {
-    struct Delivery: Decodable {
+/// digest (`metadata_sha256`) and to check the folder's other files. Read strictly by
+/// ``BundleJSONParser`` (not `JSONDecoder`, which was the verifier's largest cost): a missing or
+/// mistyped member is a failure naming the member, never a crash. Members it does not use are
+/// ignored, as before.
+struct BundleProofReading: Sendable {
+    struct Delivery: Sendable {
         var reference: String
     }
 
-    struct File: Decodable {
+    struct File: Sendable {
         var bytes: Int
         var sha256: String
     }
 
-    struct Signer: Decodable { var name: String }
-    struct Location: Decodable {
+    struct Signer: Sendable { var name: String }
+    struct Location: Sendable {
         var lat: Double
         var lon: Double
         var accuracyM: Double?
-        enum CodingKeys: String, CodingKey { case lat, lon, accuracyM = "accuracy_m" }
     }
 
-    struct Device: Decodable { var id, model, os, app: String? }
-    struct Original: Decodable {
+    struct Device: Sendable { var id, model, os, app: String? }
+    struct Original: Sendable {
         var contentType: String
         var contentEncoding: String?
         var sha256: String
         var size: Int
-        enum CodingKeys: String, CodingKey { case sha256, size, contentType = "content_type", contentEncoding = "content_encoding" }
     }
 
-    struct Ink: Decodable { var format: String; var points: Int32; var strokes: Int32 }
-    struct PNG: Decodable { var sha256: String; var width: Int32; var height: Int32 }
-    struct Uploader: Decodable {
+    struct Ink: Sendable { var format: String; var points: Int32; var strokes: Int32 }
+    struct PNG: Sendable { var sha256: String; var width: Int32; var height: Int32 }
+    struct Uploader: Sendable {
         var keyID: UUID
-        enum CodingKeys: String, CodingKey { case keyID = "key_id" }
     }
 
     /// A render option's value, by kind (the facts encode options by value).
-    enum OptionValue: Decodable {
+    enum OptionValue: Sendable {
         case bool(Bool), number(Double), string(String), null
-
-        init(from decoder: any Decoder) throws {
-            let container = try decoder.singleValueContainer()
-            if container.decodeNil() { self = .null; return }
-            if let bool = try? container.decode(Bool.self) { self = .bool(bool); return }
-            if let number = try? container.decode(Double.self) { self = .number(number); return }
-            self = .string(try container.decode(String.self))
-        }
     }
 
-    struct Proof: Decodable {
+    struct Proof: Sendable {
         var proofID: UUID
         var reference: String
         var signer: Signer
@@ -70,22 +61,13 @@ struct BundleProofReading: Decodable {
         var renderOptions: [String: OptionValue]
         var algorithmVersion: String
         var uploadedBy: Uploader
-
-        enum CodingKeys: String, CodingKey {
-            case reference, signer, location, flags, device, original, ink, png
-            case proofID = "proof_id", capturedAtMicros = "captured_at_us", capturedAtOffsetMinutes = "captured_at_offset_min"
-            case capturedAtAsSent = "captured_at_as_sent", receivedAtMicros = "received_at_us"
-            case distanceToDestinationMeters = "distance_to_destination_m", geofenceRadiusMeters = "geofence_radius_m"
-            case renderOptions = "render_options", algorithmVersion = "algorithm_version", uploadedBy = "uploaded_by"
-        }
     }
 
     /// A device-signed upload's key and signature (base64), with the key's public key.
-    struct DeviceSignatureMember: Decodable {
+    struct DeviceSignatureMember: Sendable {
         var keyID: String
         var publicKey: String
         var signature: String
-        enum CodingKeys: String, CodingKey { case signature, keyID = "key_id", publicKey = "public_key" }
     }
 
     var delivery: Delivery
@@ -93,14 +75,61 @@ struct BundleProofReading: Decodable {
     var proof: Proof
     var deviceSignature: DeviceSignatureMember?
 
-    enum CodingKeys: String, CodingKey {
-        case delivery, files, proof
-        case deviceSignature = "device_signature"
+    /// Parses `bytes`; the error says what is wrong.
+    static func parse(_ bytes: [UInt8]) throws(BundleJSONError) -> BundleProofReading {
+        let root = try BundleJSONParser.parse(bytes)
+        _ = try root.members("the document")
+        var files: [String: File] = [:]
+        for (name, file) in try root.object("files").members("files") {
+            files[name] = File(bytes: try file.int("bytes"), sha256: try file.string("sha256"))
+        }
+        let signed = try root.optionalObject("device_signature").map { (member) throws(BundleJSONError) in
+            DeviceSignatureMember(keyID: try member.string("key_id"), publicKey: try member.string("public_key"),
+                                  signature: try member.string("signature"))
+        }
+        return BundleProofReading(delivery: Delivery(reference: try root.object("delivery").string("reference")), files: files,
+                                  proof: try proof(root.object("proof")), deviceSignature: signed)
     }
 
-    /// Parses `bytes`; the error says what is wrong.
-    static func parse(_ bytes: [UInt8]) throws -> BundleProofReading {
-        try JSONDecoder().decode(BundleProofReading.self, from: Data(bytes))
+    private static func proof(_ proof: BundleJSONValue) throws(BundleJSONError) -> Proof {
+        let location = try proof.optionalObject("location")
+        let device = try proof.object("device"), original = try proof.object("original"), ink = try proof.object("ink")
+        let png = try proof.object("png")
+        var options: [String: OptionValue] = [:]
+        for (name, value) in try proof.object("render_options").members("render_options") {
+            switch value {
+            case .null: options[name] = .null
+            case .bool(let flag): options[name] = .bool(flag)
+            case .number(let text):
+                guard let number = Double(text), number.isFinite else { throw BundleJSONError("render_options.\(name) is out of range") }
+                options[name] = .number(number)
+            case .string(let text): options[name] = .string(text)
+            case .object, .array: throw BundleJSONError("render_options.\(name) is not a bool, number, string or null")
+            }
+        }
+        return Proof(
+            proofID: try uuid(proof.string("proof_id"), "proof_id"), reference: try proof.string("reference"),
+            signer: Signer(name: try proof.object("signer").string("name")), capturedAtMicros: try proof.int64("captured_at_us"),
+            capturedAtOffsetMinutes: try proof.int32("captured_at_offset_min"), capturedAtAsSent: try proof.string("captured_at_as_sent"),
+            receivedAtMicros: try proof.int64("received_at_us"),
+            location: try location.map { (value) throws(BundleJSONError) in
+                Location(lat: try value.double("lat"), lon: try value.double("lon"), accuracyM: try value.optionalDouble("accuracy_m"))
+            },
+            distanceToDestinationMeters: try proof.optionalDouble("distance_to_destination_m"),
+            geofenceRadiusMeters: try proof.double("geofence_radius_m"), flags: try proof.strings("flags"),
+            device: Device(id: try device.optionalString("id"), model: try device.optionalString("model"), os: try device.optionalString("os"),
+                           app: try device.optionalString("app")),
+            original: Original(contentType: try original.string("content_type"), contentEncoding: try original.optionalString("content_encoding"),
+                               sha256: try original.string("sha256"), size: try original.int("size")),
+            ink: Ink(format: try ink.string("format"), points: try ink.int32("points"), strokes: try ink.int32("strokes")),
+            png: PNG(sha256: try png.string("sha256"), width: try png.int32("width"), height: try png.int32("height")),
+            renderOptions: options, algorithmVersion: try proof.string("algorithm_version"),
+            uploadedBy: Uploader(keyID: try uuid(proof.object("uploaded_by").string("key_id"), "uploaded_by.key_id")))
+    }
+
+    private static func uuid(_ text: String, _ name: String) throws(BundleJSONError) -> UUID {
+        guard let id = UUID(uuidString: text) else { throw BundleJSONError("\(name) is not a UUID") }
+        return id
     }
 
     /// The facts this document states.

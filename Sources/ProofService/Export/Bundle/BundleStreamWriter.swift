@@ -39,11 +39,12 @@ struct BundleStreamWriter {
 
     /// Adds one event of an audit segment (events come by ascending seq).
     mutating func write(event: AuditEvent, to sink: ([UInt8]) async throws -> Void) async throws {
-        var segment = segments[event.chain] ?? (first: event.seq, lines: [], count: 0)
-        segment.lines += BundleEventLine.encode(event)
-        segment.count += 1
-        segments[event.chain] = segment
-        if segment.count >= BundleLayout.eventsPerFile { try await writeSegment(event.chain, to: sink) }
+        // Mutated in place: a copy taken out of the dictionary and stored back made every append
+        // copy the whole segment so far (quadratic in the events per file).
+        if segments[event.chain] == nil { segments[event.chain] = (first: event.seq, lines: [], count: 0) }
+        segments[event.chain]!.lines += BundleEventLine.encode(event)
+        segments[event.chain]!.count += 1
+        if segments[event.chain]!.count >= BundleLayout.eventsPerFile { try await writeSegment(event.chain, to: sink) }
     }
 
     /// Writes the rest of the segments and checksums, then `manifest.json` made by `manifest` from

@@ -12,17 +12,25 @@ struct Digest32: Hashable, Sendable, CustomStringConvertible {
         words = (word(0), word(8), word(16), word(24))
     }
 
-    /// From 64 hex digits (either case); nil otherwise.
+    /// From 64 hex digits (either case); nil otherwise. Straight into the words, without an
+    /// array: the verifier reads several per proof.
     init?(hex: String) {
-        let utf8 = Array(hex.utf8)
-        guard utf8.count == 64 else { return nil }
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(32)
-        for index in stride(from: 0, to: 64, by: 2) {
-            guard let high = Self.nibble(utf8[index]), let low = Self.nibble(utf8[index + 1]) else { return nil }
-            bytes.append(high << 4 | low)
+        var word: UInt64 = 0, words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        var count = 0
+        for byte in hex.utf8 {
+            guard count < 64, let value = Self.nibble(byte) else { return nil }
+            word = word << 4 | UInt64(value)
+            count += 1
+            switch count {
+            case 16: words.0 = word
+            case 32: words.1 = word
+            case 48: words.2 = word
+            case 64: words.3 = word
+            default: continue
+            }
         }
-        self.init(bytes)
+        guard count == 64 else { return nil }
+        self.words = words
     }
 
     /// SHA-256 of `data`.

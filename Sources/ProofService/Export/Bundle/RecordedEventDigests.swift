@@ -19,7 +19,8 @@ struct RecordedEventDigests: Sendable {
     /// The proof id and digests of `event`, or nil when it is not a `proof_recorded` event naming a proof.
     static func of(_ event: AuditEvent) -> (UUID, RecordedEventDigests)? {
         guard event.action == AuditAction.proofRecorded.rawValue else { return nil }
-        let details = event.details
+        // The details are a string-valued object (else, as `AuditEvent.details` reads them, empty).
+        guard let details = try? stringMembers(BundleJSONParser.parse(event.detailsJSON.utf8)) else { return nil }
         guard let id = details["proof_id"].flatMap(UUID.init(uuidString:)) else { return nil }
         return (id, RecordedEventDigests(seq: event.seq, chain: event.chain, subject: event.subject,
                                          points: details["points_sha256"].flatMap(Digest32.init(hex:)),
@@ -27,5 +28,15 @@ struct RecordedEventDigests: Sendable {
                                          ink: details["ink_sha256"].flatMap(Digest32.init(hex:)),
                                          metadata: details["metadata_sha256"].flatMap(Digest32.init(hex:)),
                                          deviceKeyID: details["device_key_id"], deviceSignature: details["device_signature"]))
+    }
+
+    /// An object whose members are all strings, as a dictionary.
+    private static func stringMembers(_ value: BundleJSONValue) throws(BundleJSONError) -> [String: String] {
+        var out: [String: String] = [:]
+        for (name, member) in try value.members("details") {
+            guard case .string(let text) = member else { throw BundleJSONError("details.\(name) is not a string") }
+            out[name] = text
+        }
+        return out
     }
 }

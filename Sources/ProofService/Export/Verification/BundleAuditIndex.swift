@@ -7,7 +7,15 @@ import ProofStore
 /// and that each chain's segment ends exactly at the head the signed checkpoint names — which
 /// proves every event in it is in the log the checkpoint covers — and indexes the
 /// `proof_recorded` events by proof id for ``BundleProofScan`` (``BundleEventIndex``).
+/// Segment files are read, parsed and re-hashed a batch at a time on all cores
+/// (``BundleParallelMap``); the links are then checked in order.
 enum BundleAuditIndex {
+    /// One line of a segment file, read and re-hashed.
+    enum Line: Sendable {
+        case unreadable
+        case event(AuditEvent, hashMatches: Bool, recomputed: [UInt8], recorded: (UUID, RecordedEventDigests)?)
+    }
+
     /// The events of the segments' `proof_recorded` events, by proof id.
     static func build(_ archive: ZipArchiveReader, segments: [(name: String, entry: ZipArchiveReader.Entry)], heads: [AuditChainHead],
                       report: inout ExportBundleVerifier.Report) -> BundleEventIndex {
@@ -17,7 +25,6 @@ enum BundleAuditIndex {
         var chain: Int16?
         var last: (seq: Int64, hash: [UInt8])?
         var lastFile = ""
-        let decoder = JSONDecoder()
         /// The running chain's segment must end at its signed head.
         func closeChain() {
             guard let chain else { return }
@@ -30,50 +37,70 @@ enum BundleAuditIndex {
                      + "its head as seq \(head.seq) (\(head.hash.hexString))")
             }
         }
-        for (name, entry) in segments {
-            guard let fileChain = chainNumber(name) else {
-                fail(name, "is not an audit segment file (audit/chain-CC/SEQ.ndjson)")
-                continue
-            }
-            if fileChain != chain {
-                closeChain()
-                chain = fileChain
-                last = nil
-            }
-            lastFile = name
-            if let firstSeq = Int64(name.split(separator: "/").last?.dropLast(7) ?? "") {
-                index.files[fileChain, default: []].append((firstSeq: firstSeq, entry: entry))
-            }
-            let contents: [UInt8]
-            do {
-                contents = try archive.contents(of: entry, limit: 256 << 20)
-            } catch {
-                fail(name, error.message)
-                continue
-            }
-            for line in contents.split(separator: 0x0A, omittingEmptySubsequences: true) {
-                guard let parsed = try? decoder.decode(BundleEventLine.self, from: Data(line)), let event = parsed.event else {
-                    fail(name, "a line is not an audit event")
+        // Two files per core at once: each is up to 1,000 parsed events, so a batch stays a few megabytes.
+        let batchSize = 2 * CPUWorkPool.cores
+        for batchStart in stride(from: 0, to: segments.count, by: batchSize) {
+            let batch = Array(segments[batchStart..<min(segments.count, batchStart + batchSize)])
+            let files = BundleParallelMap.map(batch.count) { Self.read(archive, batch[$0].entry) }
+            for ((name, entry), lines) in zip(batch, files) {
+                guard let fileChain = chainNumber(name) else {
+                    fail(name, "is not an audit segment file (audit/chain-CC/SEQ.ndjson)")
                     continue
                 }
-                report.auditEvents += 1
-                if event.chain != fileChain { fail(name, "event seq \(event.seq) is on chain \(event.chain), not \(fileChain)") }
-                if event.recomputedHash != event.hash {
-                    fail(name, "event seq \(event.seq): its hash \(event.hash.hexString) is not SHA-256(prev_hash || its fields) "
-                         + event.recomputedHash.hexString + ": the event was altered")
+                if fileChain != chain {
+                    closeChain()
+                    chain = fileChain
+                    last = nil
                 }
-                if let last, event.prevHash != last.hash || event.seq <= last.seq {
-                    fail(name, "event seq \(event.seq) does not follow seq \(last.seq) of its chain (prev_hash \(event.prevHash.hexString))")
+                lastFile = name
+                if let firstSeq = Int64(name.split(separator: "/").last?.dropLast(7) ?? "") {
+                    index.files[fileChain, default: []].append((firstSeq: firstSeq, entry: entry))
                 }
-                last = (event.seq, event.hash)
-                if let recorded = RecordedEventDigests.of(event) {
-                    if index.contains(recorded.0) { fail(name, "proof \(recorded.0.uuidString.lowercased()) has two proof_recorded events") }
-                    index.insert(recorded.0, recorded.1)
+                let parsed: [Line]
+                switch lines {
+                case .failure(let failure):
+                    fail(name, failure.message)
+                    continue
+                case .success(let lines): parsed = lines
+                }
+                for line in parsed {
+                    guard case .event(let event, let hashMatches, let recomputed, let recorded) = line else {
+                        fail(name, "a line is not an audit event")
+                        continue
+                    }
+                    report.auditEvents += 1
+                    if event.chain != fileChain { fail(name, "event seq \(event.seq) is on chain \(event.chain), not \(fileChain)") }
+                    if !hashMatches {
+                        fail(name, "event seq \(event.seq): its hash \(event.hash.hexString) is not SHA-256(prev_hash || its fields) "
+                             + recomputed.hexString + ": the event was altered")
+                    }
+                    if let last, event.prevHash != last.hash || event.seq <= last.seq {
+                        fail(name, "event seq \(event.seq) does not follow seq \(last.seq) of its chain (prev_hash \(event.prevHash.hexString))")
+                    }
+                    last = (event.seq, event.hash)
+                    if let recorded { index.insert(recorded.0, recorded.1) }
                 }
             }
         }
         closeChain()
+        // A proof's second event is found when the index is sealed (it lives in a file, not a dictionary).
+        for duplicate in index.seal() {
+            fail(index.file(chain: duplicate.chain, seq: duplicate.seq)?.name ?? "audit/",
+                 "proof \(duplicate.id.uuidString.lowercased()) has two proof_recorded events")
+        }
         return index
+    }
+
+    /// The lines of one segment file, each parsed and re-hashed (the work that runs in parallel).
+    static func read(_ archive: ZipArchiveReader, _ entry: ZipArchiveReader.Entry) -> Result<[Line], ZipArchiveReader.Failure> {
+        Result { () throws(ZipArchiveReader.Failure) in
+            let contents = try archive.contents(of: entry, limit: 256 << 20)
+            return contents.split(separator: 0x0A, omittingEmptySubsequences: true).map { line in
+                guard let event = try? BundleEventLine.parse(line).event else { return .unreadable }
+                let recomputed = event.recomputedHash
+                return .event(event, hashMatches: recomputed == event.hash, recomputed: recomputed, recorded: RecordedEventDigests.of(event))
+            }
+        }
     }
 
     /// `CC` of `audit/chain-CC/…`.

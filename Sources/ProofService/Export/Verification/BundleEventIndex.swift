@@ -3,32 +3,30 @@ import Cryptography
 import Foundation
 import ProofStore
 
-/// The `proof_recorded` events of a bundle's audit segments, by proof id, in about 60 bytes each
-/// (so a bundle of a million proofs is verified in well under 200 MB): per event its seq, chain,
+/// The `proof_recorded` events of a bundle's audit segments, by proof id, in a temporary file
+/// (``BundleEventTable``), so memory does not grow with the bundle: per event its seq, chain,
 /// which digests it carries, and one SHA-256 over its subject and digests (``binding(_:flags:)``).
 /// A proof whose own digests give the same binding matches its event; only when they differ is
-/// the event read again from its segment file, to name the file that differs.
+/// the event read again from its segment file, to name the file that differs. Built by
+/// ``insert(_:_:)`` while the segments are read, then ``seal()``ed before the proofs are looked up.
 struct BundleEventIndex {
-    struct Entry {
-        var seq: Int64
-        var chain: Int16
-        var flags: UInt8
-        var binding: Digest32
-    }
-
     static let hasPoints: UInt8 = 1, hasPNG: UInt8 = 2, hasInk: UInt8 = 4, hasMetadata: UInt8 = 8, hasDevice: UInt8 = 16
-    private var entries: [UUID: Entry] = [:]
+    private let table: BundleEventTable?
+    /// The first failure of the temporary file, if any (the verifier reports it; the bundle is then not valid).
+    private(set) var failure: BundleEventTable.Failure?
     /// The segment files, by chain, sorted by first seq: for re-reading one event.
     var files: [Int16: [(firstSeq: Int64, entry: ZipArchiveReader.Entry)]] = [:]
     let archive: ZipArchiveReader
 
     init(archive: ZipArchiveReader) {
         self.archive = archive
+        do throws(BundleEventTable.Failure) {
+            table = try BundleEventTable()
+        } catch {
+            table = nil
+            failure = error
+        }
     }
-
-    var count: Int { entries.count }
-
-    func contains(_ id: UUID) -> Bool { entries[id] != nil }
 
     /// Indexes one event's digests.
     mutating func insert(_ id: UUID, _ event: RecordedEventDigests) {
@@ -38,14 +36,35 @@ struct BundleEventIndex {
         if event.ink != nil { flags |= Self.hasInk }
         if event.metadata != nil { flags |= Self.hasMetadata }
         if event.deviceKeyID != nil || event.deviceSignature != nil { flags |= Self.hasDevice }
-        entries[id] = Entry(seq: event.seq, chain: event.chain, flags: flags, binding: Self.binding(event, flags: flags))
+        do throws(BundleEventTable.Failure) {
+            try table?.append(.init(id: id, seq: event.seq, chain: event.chain, flags: flags, binding: Self.binding(event, flags: flags)))
+        } catch {
+            failure = failure ?? error
+        }
+    }
+
+    /// Ends the inserts; returns the events (proof id, chain, seq) whose proof already had one.
+    mutating func seal() -> [(id: UUID, chain: Int16, seq: Int64)] {
+        do throws(BundleEventTable.Failure) {
+            return try table?.seal().map { ($0.id, $0.chain, $0.seq) } ?? []
+        } catch {
+            failure = failure ?? error
+            return []
+        }
     }
 
     /// The event of proof `id` (taken out of the index: a second folder of the same proof finds
     /// none), given what the proof's files say: those digests themselves when they match the
     /// event, else the event as its segment file states it.
     mutating func take(_ id: UUID, actual: RecordedEventDigests) -> RecordedEventDigests? {
-        guard let entry = entries.removeValue(forKey: id) else { return nil }
+        let found: BundleEventTable.Record?
+        do throws(BundleEventTable.Failure) {
+            found = try table?.take(id)
+        } catch {
+            failure = failure ?? error
+            return nil
+        }
+        guard let entry = found else { return nil }
         var claimed = actual
         claimed.seq = entry.seq
         claimed.chain = entry.chain
@@ -56,6 +75,11 @@ struct BundleEventIndex {
         if entry.flags & Self.hasDevice == 0 { (claimed.deviceKeyID, claimed.deviceSignature) = (nil, nil) }
         if Self.binding(claimed, flags: entry.flags) == entry.binding { return claimed }
         return reread(id, seq: entry.seq, chain: entry.chain)
+    }
+
+    /// The segment file holding event `seq` of `chain`.
+    func file(chain: Int16, seq: Int64) -> ZipArchiveReader.Entry? {
+        files[chain]?.last(where: { $0.firstSeq <= seq })?.entry
     }
 
     /// SHA-256 over the subject and the digests `flags` names.
@@ -70,11 +94,9 @@ struct BundleEventIndex {
 
     /// The event `seq` of `chain`, read again from the segment file that holds it.
     private func reread(_ id: UUID, seq: Int64, chain: Int16) -> RecordedEventDigests? {
-        guard let file = files[chain]?.last(where: { $0.firstSeq <= seq }),
-              let contents = try? archive.contents(of: file.entry, limit: 256 << 20) else { return nil }
-        let decoder = JSONDecoder()
+        guard let file = file(chain: chain, seq: seq), let contents = try? archive.contents(of: file, limit: 256 << 20) else { return nil }
         for line in contents.split(separator: 0x0A) {
-            guard let event = (try? decoder.decode(BundleEventLine.self, from: Data(line)))?.event, event.seq == seq,
+            guard let event = try? BundleEventLine.parse(line).event, event.seq == seq,
                   let recorded = RecordedEventDigests.of(event), recorded.0 == id else { continue }
             return recorded.1
         }

@@ -7,12 +7,36 @@ import ProofStore
 /// `checksums/*.sha256` file must be the signed manifest's and list exactly the files since the
 /// previous one; each `deliveries/<reference>/` folder (five consecutive files) is checked by
 /// ``BundleProofCheck`` against the proof's event from ``BundleAuditIndex`` (which it takes out
-/// of the index, so a proof appearing twice is found). Holds one folder and one checksum file's
-/// lines at a time.
+/// of the index, so a proof appearing twice is found). Holds one folder, one checksum file's
+/// lines and one batch of entries at a time: a batch is read, inflated, hashed and its
+/// `metadata.json` files parsed on all cores (``BundleParallelMap``), then applied in order.
 enum BundleProofScan {
+    /// One entry as the parallel part read it.
+    struct ReadEntry: Sendable {
+        /// Kept only for what the serial part needs whole: checksum files.
+        var contents: [UInt8]?
+        var bytes: Int
+        var sha256: Digest32
+        /// For a `metadata.json`: the document read and its facts digest.
+        var metadata: BundleProofCheck.Metadata?
+    }
+
+    /// Entries up to this size are read in parallel (a proof's files and a checksums file are far smaller).
+    static let parallelEntryLimit: UInt64 = 1 << 20
+
+    static func read(_ archive: ZipArchiveReader, _ entry: ZipArchiveReader.Entry) -> Result<ReadEntry, ZipArchiveReader.Failure> {
+        Result { () throws(ZipArchiveReader.Failure) in
+            let contents = try archive.contents(of: entry, limit: 256 << 20)
+            let name = entry.name
+            let isMetadata = name.hasPrefix(BundleLayout.deliveriesPrefix) && name.hasSuffix("/metadata.json")
+            return ReadEntry(contents: name.hasPrefix(BundleLayout.checksumsPrefix) ? contents : nil, bytes: contents.count,
+                             sha256: Digest32.of(contents), metadata: isMetadata ? BundleProofCheck.Metadata.read(contents) : nil)
+        }
+    }
+
     struct State {
         var folder: String?
-        var metadata: [UInt8]?
+        var metadata: BundleProofCheck.Metadata?
         var files: [String: BundleProofCheck.FileFacts] = [:]
         /// Files read since the last checksum file: name and digest, in order.
         var pending: [(name: String, sha256: Digest32)] = []
@@ -74,45 +98,60 @@ enum BundleProofScan {
             if read.count == order.count, read != order { fail(name, "lists the files in another order than the archive holds them") }
             state.pending = []
         }
+        /// Applies one read entry, in archive order.
+        func apply(_ entry: ZipArchiveReader.Entry, _ read: Result<ReadEntry, ZipArchiveReader.Failure>) {
+            let name = entry.name
+            let found: ReadEntry
+            switch read {
+            case .failure(let error):
+                fail(name, "\(error)")
+                return
+            case .success(let entry): found = entry
+            }
+            if name.hasPrefix(BundleLayout.checksumsPrefix) {
+                finishFolder()
+                compareChecksums(name, found.contents ?? [])
+                return
+            }
+            state.pending.append((name: name, sha256: found.sha256))
+            if name.hasPrefix(BundleLayout.deliveriesPrefix), let slash = name.lastIndex(of: "/") {
+                let folder = String(name[...slash]), file = String(name[name.index(after: slash)...])
+                if folder != state.folder {
+                    finishFolder()
+                    state.folder = folder
+                }
+                if file == "metadata.json" {
+                    if state.metadata != nil { fail(name, "appears twice in the archive") }
+                    state.metadata = found.metadata
+                } else {
+                    if state.files[file] != nil { fail(name, "appears twice in the archive") }
+                    state.files[file] = BundleProofCheck.FileFacts(bytes: found.bytes, sha256: found.sha256)
+                }
+            } else {
+                finishFolder()
+                if !name.hasPrefix(BundleLayout.auditPrefix) { fail(name, "is not a file of a version 3 bundle") }
+            }
+        }
+        var batch: [ZipArchiveReader.Entry] = []
+        func flush() {
+            let entries = batch
+            batch.removeAll(keepingCapacity: true)
+            // Large entries (none in a bundle we wrote) are read when applied, one at a time, so a
+            // hostile batch cannot hold 256 of them at once.
+            let read = BundleParallelMap.map(entries.count) { entries[$0].size <= Self.parallelEntryLimit ? Self.read(archive, entries[$0]) : nil }
+            for (entry, result) in zip(entries, read) { apply(entry, result ?? Self.read(archive, entry)) }
+        }
         do {
             try archive.forEachEntry { entry in
-                let name = entry.name
-                if BundleLayout.trailer.contains(name) { return }
-                let contents: [UInt8]
-                do {
-                    contents = try archive.contents(of: entry, limit: 256 << 20)
-                } catch {
-                    fail(name, "\(error)")
-                    return
-                }
-                if name.hasPrefix(BundleLayout.checksumsPrefix) {
-                    finishFolder()
-                    compareChecksums(name, contents)
-                    return
-                }
-                let digest = Digest32.of(contents)
-                state.pending.append((name: name, sha256: digest))
-                if name.hasPrefix(BundleLayout.deliveriesPrefix), let slash = name.lastIndex(of: "/") {
-                    let folder = String(name[...slash]), file = String(name[name.index(after: slash)...])
-                    if folder != state.folder {
-                        finishFolder()
-                        state.folder = folder
-                    }
-                    if file == "metadata.json" {
-                        if state.metadata != nil { fail(name, "appears twice in the archive") }
-                        state.metadata = contents
-                    } else {
-                        if state.files[file] != nil { fail(name, "appears twice in the archive") }
-                        state.files[file] = BundleProofCheck.FileFacts(bytes: contents.count, sha256: digest)
-                    }
-                } else {
-                    finishFolder()
-                    if !name.hasPrefix(BundleLayout.auditPrefix) { fail(name, "is not a file of a version 3 bundle") }
-                }
+                if BundleLayout.trailer.contains(entry.name) { return }
+                batch.append(entry)
+                if batch.count >= BundleParallelMap.batchSize { flush() }
             }
         } catch {
+            flush()
             fail("bundle", "\(error)")
         }
+        flush()
         finishFolder()
         for (file, _) in state.pending { fail(file, "is not covered by any checksums file") }
         for file in checksums where !seenChecksums.contains(file.path) { fail(file.path, "missing from the bundle") }

@@ -11,8 +11,10 @@ import ProofStore
 /// and audit event agree and every file is in the signed checksums (``BundleProofScan``); for a
 /// version 1 or 2 bundle, every file's SHA-256 and size against the manifest
 /// (``LegacyBundleCheck``). Reads the archive through its central directory, one entry at a time
-/// (``ZipArchiveReader/forEachEntry(_:)``): memory is bounded by the largest entry plus a few
-/// dozen bytes per proof. Reports every failure, each naming the file.
+/// (``ZipArchiveReader/forEachEntry(_:)``), a batch of entries at a time on all cores, and keeps
+/// its index of audit events in a temporary file (``BundleEventTable``): memory is bounded by the
+/// largest entry and one batch, whatever the number of proofs. Reports every failure, each naming
+/// the file.
 public enum ExportBundleVerifier {
     /// One problem, naming the file it concerns.
     public struct Failure: Sendable, Equatable, CustomStringConvertible {
@@ -176,6 +178,7 @@ public enum ExportBundleVerifier {
         }
         var index = BundleAuditIndex.build(archive, segments: audit.sorted { $0.name < $1.name }, heads: checkpoint.heads, report: &report)
         BundleProofScan.scan(archive, checksums: checksums, events: &index, report: &report)
+        if let failure = index.failure { fail("bundle", failure.description) }
         if report.verifiedProofs != manifest.proofCount {
             fail("manifest.json", "states \(manifest.proofCount) proofs, but the bundle holds \(report.verifiedProofs)")
         }
