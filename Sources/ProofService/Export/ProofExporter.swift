@@ -102,7 +102,8 @@ public struct ProofExporter: Sendable {
         defer { packing?.task.cancel() }
         /// Writes `page` once it is packed.
         func write(_ page: Page) async throws {
-            for packed in try await page.task.value { try await bundle.write(packed, to: sink) }
+            let proofs = try await page.task.result.get()
+            for packed in proofs { try await bundle.write(packed, to: sink) }
             count += page.proofs
             progress?(count, total)
         }
