@@ -9,6 +9,7 @@ Prints `OK ...` and exits 0, or one `INVALID <file or event>: <reason>` line per
 Needs Python 3.9+ and the `cryptography` package (Ed25519); the database mode runs `psql`.
 """
 import argparse
+import base64
 import hashlib
 import json
 import struct
@@ -114,6 +115,26 @@ def signature_holds(public_key_hex, signature_hex, message):
         return True
     except (InvalidSignature, ValueError):
         return False
+
+
+def device_upload_message(reference, key_id, body_sha256_hex):
+    """docs/api.md, "Device signatures": what a device signs for one upload."""
+    return text("countersign.device-upload/v1") + text(reference) + text(key_id) + bytes.fromhex(body_sha256_hex)
+
+
+def device_problem(stated_key_id, stated_signature_hex, public_key_hex, details, reference):
+    """What is wrong with a proof's device signature against its proof_recorded event, or None.
+    stated_*: what the proof (row or metadata.json) says; public_key_hex: the key's public key."""
+    if details.get("device_key_id") != stated_key_id:
+        return f"its device key {stated_key_id} is not the one its event binds ({details.get('device_key_id')})"
+    if details.get("device_signature") != stated_signature_hex:
+        return f"its device signature differs from the one its event binds (key {stated_key_id})"
+    if stated_key_id is None:
+        return None
+    if public_key_hex is None or not signature_holds(public_key_hex, stated_signature_hex,
+                                                     device_upload_message(reference, stated_key_id, details["points_sha256"])):
+        return f"its device signature does not verify with device key {stated_key_id}"
+    return None
 
 
 class Findings:
@@ -253,6 +274,14 @@ def verify_bundle(path, pinned):
                 fail(folder + name, f"differs from {key} of {at}")
         if "metadata_sha256" in details and details["metadata_sha256"] != facts_digest(facts_of_metadata(doc)):
             fail(folder + "metadata.json", f"its facts do not hash to metadata_sha256 of {at}")
+        # A device-signed upload: the document names the key and its public key (whether that key was
+        # registered and approved is in the database's device_key_* events, not in the bundle).
+        device = doc.get("device_signature")
+        signature_hex = base64.b64decode(device["signature"]).hex() if device else None
+        public_key_hex = base64.b64decode(device["public_key"]).hex() if device else None
+        problem = device_problem(device["key_id"] if device else None, signature_hex, public_key_hex, details, proof["reference"])
+        if problem:
+            fail(folder + "metadata.json", f"{problem} ({at})")
     if proofs != manifest["proof_count"]:
         fail("manifest.json", f"states {manifest['proof_count']} proofs, the bundle holds {proofs}")
     return found.finish(f"bundle {path}: {proofs} proofs, {event_count} audit events, signed by {signer}")
@@ -278,6 +307,7 @@ def verify_database(url, pinned):
     heads = {}
     by_hash = {}
     recorded = {}
+    devices = {}  # key id -> {action: (seq, details)} of its device_key_* events
     for e in events:
         where = f"event seq {e['seq']} (chain {e['chain']})"
         if event_hash(e) != e["hash"]:
@@ -290,6 +320,9 @@ def verify_database(url, pinned):
         if e["action"] == "proof_recorded":
             details = json.loads(e["details_text"])
             recorded[details.get("proof_id")] = (e, details)
+        elif e["action"] in ("device_key_registered", "device_key_approved", "device_key_revoked"):
+            key = devices.setdefault(e["subject"].removeprefix("device_key:"), {})
+            key[e["action"]] = (e["seq"], json.loads(e["details_text"]))
     for row in rows(url, "SELECT chain, head_seq, encode(head_hash, 'hex') AS head_hash FROM audit_chains ORDER BY chain"):
         if heads.get(row["chain"], (0, "0" * 64)) != (row["head_seq"], row["head_hash"]):
             fail(f"audit_chains chain {row['chain']}", f"names seq {row['head_seq']}, the chain ends at {heads.get(row['chain'])}")
@@ -323,7 +356,8 @@ def verify_database(url, pinned):
             p.body_content_encoding, p.ink_format, p.point_count, p.stroke_count, p.png_width, p.png_height,
             p.render_options, p.algorithm_version, p.uploaded_by::text AS uploaded_by,
             encode(sha256(p.body), 'hex') AS points_sha256, encode(sha256(p.png), 'hex') AS png_sha256,
-            encode(sha256(p.ink), 'hex') AS ink_sha256
+            encode(sha256(p.ink), 'hex') AS ink_sha256, p.device_key_id::text AS device_key_id,
+            encode(p.device_signature, 'hex') AS device_signature
         FROM proofs p JOIN deliveries d ON d.id = p.delivery_id ORDER BY p.received_at, p.id""")
     for p in proofs:
         where = f"proof {p['proof_id']} (delivery {p['reference']})"
@@ -340,6 +374,20 @@ def verify_database(url, pinned):
                 fail(where, f"{key} differs from {at}")
         if "metadata_sha256" in details and details["metadata_sha256"] != facts_digest(p):
             fail(where, f"its facts do not hash to metadata_sha256 of {at}")
+        # A device-signed upload: the public key is the one the key's registration event bound, by
+        # the proof's uploader, approved before the proof's event and not revoked before it.
+        key = devices.get(p["device_key_id"], {}) if p["device_key_id"] else {}
+        registered = key.get("device_key_registered")
+        problem = device_problem(p["device_key_id"], p["device_signature"], registered[1].get("public_key") if registered else None,
+                                 details, p["reference"])
+        if problem:
+            fail(where, f"{problem} ({at})")
+        elif p["device_key_id"]:
+            approved, revoked = key.get("device_key_approved"), key.get("device_key_revoked")
+            if registered[1].get("registered_by") != p["uploaded_by"]:
+                fail(where, f"device key {p['device_key_id']} was registered by another API key")
+            if approved is None or approved[0] > e["seq"] or (revoked is not None and revoked[0] < e["seq"]):
+                fail(where, f"device key {p['device_key_id']} was not approved when {at} was recorded")
     return found.finish(f"database: {len(events)} events in {len(heads)} chains, {len(checkpoints)} checkpoints, {len(proofs)} proofs")
 
 

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The reference verifier's test (issue 19.7), run by `make test` (scripts/test.sh): builds a real
 # database (three delivered proofs through a live server on a free port) and a real bundle
-# (`countersign export`), checks that countersign_verify.py passes on both, then that it fails,
+# (`countersign export`; REF-4 device-signed), checks that countersign_verify.py passes on both, then that it fails,
 # naming the file or event, on each tampered copy of the bundle (a changed PNG byte, a changed
-# metadata field, a removed proof, a manifest re-signed with another key, an altered event) and on
-# the database after a proof's signer and an event were changed behind the service's back.
+# metadata field, a removed proof, a manifest re-signed with another key, an altered event, another
+# device signature) and on the database after a proof's signer, an event and a device signature
+# were changed behind the service's back.
 #
 #   scripts/reference-verifier/run.sh [BINARY]     (default .build/debug/countersign)
 #
@@ -52,6 +53,15 @@ for n in 1 2 3; do
         "http://127.0.0.1:$port/v1/deliveries" >/dev/null
     api --data-binary @docs/examples/proof-upload.json "http://127.0.0.1:$port/v1/deliveries/REF-$n/proof" >/dev/null
 done
+# REF-4 is uploaded device-signed: a key registered, approved, and the body signed as a device does.
+device="$(api -d "{\"public_key\":\"$("$python" $HERE/device_sign.py keygen "$work/device.seed")\",\"label\":\"reference verifier\"}" \
+    "http://127.0.0.1:$port/v1/devices" | python3 -c 'import json, sys; print(json.load(sys.stdin)["id"])')"
+api -X POST "http://127.0.0.1:$port/v1/devices/$device/approve" >/dev/null
+api -d '{"reference":"REF-4","recipient":{"name":"Recipient 4"},"address":"4 Main St","destination":{"lat":52.52,"lon":13.405}}' \
+    "http://127.0.0.1:$port/v1/deliveries" >/dev/null
+signature="$("$python" $HERE/device_sign.py sign "$work/device.seed" REF-4 "$device" docs/examples/proof-upload.json)"
+api -H "Countersign-Device-Key: $device" -H "Countersign-Device-Signature: $signature" \
+    --data-binary @docs/examples/proof-upload.json "http://127.0.0.1:$port/v1/deliveries/REF-4/proof" >/dev/null
 key="$(api "http://127.0.0.1:$port/v1/audit/checkpoint" | python3 -c 'import json, sys; print(json.load(sys.stdin)["public_key"])')"
 kill "$server"; wait "$server" 2>/dev/null || true; server=""
 
@@ -91,6 +101,12 @@ expect_invalid "${folder}metadata.json" bundle "$work/metadata.zip"
 expect_invalid "${folder}" bundle "$work/remove.zip"
 expect_invalid "public_key.pem" bundle "$work/resign.zip"
 expect_invalid "audit/chain-" bundle "$work/event.zip"
+# The device-signed proof with another signature in its metadata.json (checksums made to agree).
+"$python" $HERE/tamper.py "$work/bundle.zip" "$work/device.zip" device deliveries/REF-4/
+if "$BIN" verify "$work/device.zip" --public-key "$key" >/dev/null; then
+    echo "reference-verifier: FAILED: countersign verify accepted the device copy" >&2; failures=$((failures + 1))
+fi
+expect_invalid "deliveries/REF-4/metadata.json" bundle "$work/device.zip"
 
 # The database, changed behind the service's back (as the superuser, triggers off).
 psql -Xq "$admin_url" -v ON_ERROR_STOP=1 -c "ALTER TABLE proofs DISABLE TRIGGER USER" \
@@ -101,5 +117,10 @@ psql -Xq "$admin_url" -v ON_ERROR_STOP=1 -c "ALTER TABLE audit_events DISABLE TR
     -c "UPDATE audit_events SET user_agent = 'forged' WHERE seq = (SELECT min(seq) FROM audit_events)" \
     -c "ALTER TABLE audit_events ENABLE TRIGGER USER"
 expect_invalid "event seq" database --database-url "$DATABASE_URL"
+psql -Xq "$admin_url" -v ON_ERROR_STOP=1 -c "ALTER TABLE proofs DISABLE TRIGGER USER" \
+    -c "UPDATE proofs SET device_signature = set_byte(device_signature, 0, get_byte(device_signature, 0) # 1)
+        WHERE delivery_id = (SELECT id FROM deliveries WHERE reference = 'REF-4')" \
+    -c "ALTER TABLE proofs ENABLE TRIGGER USER"
+expect_invalid "delivery REF-4" database --database-url "$DATABASE_URL"
 if [ $failures != 0 ]; then echo "reference-verifier: $failures failures" >&2; exit 1; fi
 echo "reference-verifier: all passed"
