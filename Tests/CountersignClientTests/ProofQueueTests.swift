@@ -22,6 +22,23 @@ struct ProofQueueTests {
         }
     }
 
+    @Test("proofs queued within one millisecond, and by a queue opened afresh in the same one, keep the order queued")
+    func sameMillisecondKeepsOrder() async throws {
+        try await Samples.withFolder { folder in
+            // One clock reading for every item: only the queue's own ordering can keep them apart.
+            let now = Date(timeIntervalSince1970: 1_764_000_000.123)
+            let queue = try ProofQueue(folder: folder)
+            var queued: [String] = []
+            for n in 1...20 {
+                let proof = try PreparedProof(try Samples.submission(reference: "MS-\(n)"))
+                queued.append(try await queue.enqueue(proof, now: now).proof.idempotencyKey)
+            }
+            let later = try PreparedProof(try Samples.submission(reference: "MS-21"))
+            queued.append(try await ProofQueue(folder: folder).enqueue(later, now: now).proof.idempotencyKey)
+            #expect(try await ProofQueue(folder: folder).pending().map(\.proof.idempotencyKey) == queued)
+        }
+    }
+
     @Test("a torn write (a temporary file left by a crash mid-write) is never read as an item, and is cleaned up")
     func tornWriteIgnored() async throws {
         try await Samples.withFolder { folder in

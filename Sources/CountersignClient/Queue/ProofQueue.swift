@@ -20,6 +20,9 @@ public actor ProofQueue {
     nonisolated var pendingFolder: String { folder + "/pending" }
     nonisolated var rejectedFolder: String { folder + "/rejected" }
     private var draining = false
+    /// The newest stamp this queue named a file with (read from `pending/` on first use), so names
+    /// keep the order queued within one millisecond.
+    private var lastStamp: UInt64?
 
     /// Opens (creating if needed) the queue in `folder`.
     public init(folder: String) throws(CountersignClientError) {
@@ -40,7 +43,9 @@ public actor ProofQueue {
         guard Self.isValidIdempotencyKey(proof.idempotencyKey) else {
             throw .encoding("an Idempotency-Key is 1–255 visible ASCII characters")
         }
-        let item = QueuedProof(proof: proof, now: now)
+        if lastStamp == nil { lastStamp = try names(in: pendingFolder).compactMap(QueuedProof.stamp(ofFileName:)).max() }
+        let item = QueuedProof(proof: proof, now: now, after: lastStamp)
+        lastStamp = QueuedProof.stamp(ofFileName: item.fileName)
         try DurableFile.write(try item.encoded(), to: item.fileName, in: pendingFolder)
         return item
     }

@@ -22,14 +22,23 @@ public struct QueuedProof: Sendable, Equatable {
 
     static let fileSuffix = ".json"
 
-    /// A new item for `proof`, named for `now`.
-    init(proof: PreparedProof, now: Date) {
-        let milliseconds = UInt64(max(0, now.timeIntervalSince1970 * 1000))
+    /// A new item for `proof`, named for `now`, or for `after + 1` ms when `now` is not later than
+    /// `after` (the newest stamp already queued): two proofs queued in one millisecond must still
+    /// sort in the order queued, which the name's random part alone would not give.
+    init(proof: PreparedProof, now: Date, after: UInt64? = nil) {
+        let clock = UInt64(max(0, now.timeIntervalSince1970 * 1000))
+        let milliseconds = after.map { max(clock, $0 + 1) } ?? clock
         let stamp = String(milliseconds)
         fileName = String(repeating: "0", count: max(0, 15 - stamp.count)) + stamp + "-" + UUID().uuidString.lowercased() + Self.fileSuffix
         // Whole milliseconds, as the file stores it, so an item reads back equal to the one written.
         queuedAt = Date(timeIntervalSince1970: Double(milliseconds) / 1000)
         self.proof = proof
+    }
+
+    /// The milliseconds a file name of the queue starts with (nil for any other name).
+    static func stamp(ofFileName name: String) -> UInt64? {
+        guard let dash = name.firstIndex(of: "-") else { return nil }
+        return UInt64(name[..<dash])
     }
 
     init(fileName: String, file: File) {
