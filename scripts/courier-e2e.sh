@@ -3,7 +3,8 @@
 # formats, while the server is down; `send` is killed with SIGKILL twice mid-queue (once exactly
 # between the server's answer and the file's removal, once from outside at an arbitrary point) and
 # started again; every proof must then be stored exactly once: N delivered deliveries, N
-# proof_recorded audit events, an empty queue, nothing rejected.
+# proof_recorded audit events, an empty queue, nothing rejected. Half the proofs are signed with a
+# device key the CLI registered and a dispatcher approved: N/2 proofs carry it.
 #
 #   scripts/courier-e2e.sh [path/to/countersign] [path/to/courier-cli]   (default: .build/debug/…)
 #
@@ -67,6 +68,12 @@ api() {  # api TOKEN PATH [curl args…]: the JSON body of a 2xx, or fail
 start_server
 key() { DATABASE_URL="$url" "$server_binary" keys create --role "$1" --name "courier e2e $1" 2>/dev/null; }
 dispatcher="$(key dispatcher)"; courier="$(key courier)"; auditor="$(key auditor)"
+# The device's key: made and registered by the CLI, approved by the dispatcher; even-numbered proofs
+# are signed with it (the server then verifies each and binds key and signature into its event).
+device_file="$out/device-key.json"
+COURIER_TOKEN="$courier" "$cli" device --key-file "$device_file" --server "$base" --label "courier e2e" >>"$out/cli.log"
+device_id="$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["key_id"])' "$device_file")"
+api "$dispatcher" "/v1/devices/$device_id/approve" -X POST >/dev/null
 for i in $(seq "$proofs"); do
     api "$dispatcher" /v1/deliveries -X POST -H 'Content-Type: application/json' \
         -d "{\"reference\":\"E2E-$i\",\"recipient\":{\"name\":\"Recipient $i\"},\"address\":\"$i Main St\"}" >/dev/null
@@ -92,7 +99,8 @@ files=("signature.json" "signature-pad.json" "signature.inkml" "signature.svc")
 for i in $(seq "$proofs"); do
     file="${files[$(( (i - 1) % 4 ))]}"
     canvas=(); [ "$file" = signature-pad.json ] && canvas=(--canvas 600x200)
-    "$cli" queue --queue "$queue" --reference "E2E-$i" --signer "Recipient $i" "${canvas[@]}" \
+    signing=(); [ $((i % 2)) = 0 ] && signing=(--device-key "$device_file")
+    "$cli" queue --queue "$queue" --reference "E2E-$i" --signer "Recipient $i" "${canvas[@]}" "${signing[@]}" \
         --lat 52.52 --lon 13.405 --accuracy 10 "$out/ink/$file" >>"$out/cli.log"
 done
 echo "courier-e2e: queued $proofs proofs with the server down"
@@ -136,7 +144,9 @@ stored="$(delivered)"
 recorded="$(api "$auditor" "/v1/audit/events?action=proof_recorded&limit=500" | python3 -c 'import json,sys; print(len(json.load(sys.stdin)["items"]))')"
 rejected="$("$cli" status --queue "$queue" | tail -1 | awk '{print $4}')"
 replayed="$(grep -c '(replayed)' "$out/cli.log" || true)"
-echo "courier-e2e: $stored of $proofs deliveries delivered, $recorded proof_recorded events, $(pending) pending, $rejected rejected, $replayed replayed answers"
+signed="$(psql -XAtq "$url" -c "SELECT count(*) FROM proofs WHERE device_key_id = '$device_id'")"
+echo "courier-e2e: $stored of $proofs deliveries delivered, $recorded proof_recorded events, $(pending) pending, $rejected rejected, $replayed replayed answers, $signed device-signed"
 [ "$stored" = "$proofs" ] && [ "$recorded" = "$proofs" ] && [ "$(pending)" = 0 ] && [ "$rejected" = 0 ] && [ "$replayed" -ge 1 ] \
+    && [ "$signed" = $((proofs / 2)) ] \
     || { echo "courier-e2e: FAILED (logs in $out)" >&2; exit 1; }
 echo "courier-e2e: every proof stored exactly once"

@@ -21,6 +21,7 @@ struct QueueCommand: AsyncParsableCommand {
     @Option(help: "Accuracy of the location in metres.") var accuracy: Double?
     @Option(help: "The device id sent with the proof.") var deviceID = "courier-cli"
     @Flag(help: "Send plain JSON instead of gzip.") var noGzip = false
+    @Option(help: "Sign the proof with this device key file (made and registered by `device`).") var deviceKey: String?
     @Argument(help: "The signature file.") var file: String
 
     func run() async throws {
@@ -35,7 +36,16 @@ struct QueueCommand: AsyncParsableCommand {
             location: location,
             device: .init(id: deviceID, model: "courier-cli", os: "Linux", app: "courier-cli/1"),
             ink: ink)
-        let item = try await ProofQueue(folder: queue).enqueue(try PreparedProof(submission, compress: !noGzip))
+        var prepared = try PreparedProof(submission, compress: !noGzip)
+        if let deviceKey {
+            // Signed before it is queued: the signature travels in the queue file, so every retry
+            // sends the same bytes with the same signature.
+            guard let key = try DeviceKeyFile.load(deviceKey), key.keyID != nil else {
+                throw ValidationError("\(deviceKey) holds no registered device key: run `courier-cli device` first")
+            }
+            prepared = try prepared.signed(by: key)
+        }
+        let item = try await ProofQueue(folder: queue).enqueue(prepared)
         print("queued \(item.fileName) reference=\(reference) idempotency-key=\(item.proof.idempotencyKey)")
     }
 
