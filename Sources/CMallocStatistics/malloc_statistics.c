@@ -1,6 +1,8 @@
 #include "malloc_statistics.h"
 
-#if defined(__GLIBC__)
+// <malloc.h> first: it brings <features.h>, which defines __GLIBC__ (<stddef.h> alone does not, so
+// testing __GLIBC__ before any libc header would always fail).
+#if defined(__linux__)
 #include <malloc.h>
 #endif
 
