@@ -255,7 +255,14 @@ def faults(args):
             seen = {(p["type"], p["data"]["reference"]) for _, p, _ in receiver.events()}
             return ({("delivery.created", r) for r in expected_created} <= seen
                     and {("delivery.delivered", r) for r in expected_delivered} <= seen)
+        drain_started = time.time()
         checks["every_committed_event_arrived"] = wait_for(arrived, args.timeout, "every committed change's event")
+        drain_seconds = round(time.time() - drain_started, 1)
+        missing = len(expected_created) + len(expected_delivered) - sum(
+            1 for kind, r in {(p["type"], p["data"]["reference"]) for _, p, _ in receiver.events()}
+            if (kind == "delivery.created" and r in expected_created) or (kind == "delivery.delivered" and r in expected_delivered))
+        log(f"webhooks faults: {len(expected_created)} created, {len(expected_delivered)} delivered; "
+            f"{missing} events missing after {drain_seconds} s of draining")
         events = receiver.events()
         per_change = {}
         for webhook_id, payload, _ in events:
@@ -276,6 +283,8 @@ def faults(args):
     ok = all(checks.values())
     print("RESULT " + json.dumps({"run": "webhooks faults", "ok": ok, "changes": len(per_change) if 'per_change' in dir() else 0,
                                   "refused_changes": refused, "posts": receiver.posts,
+                                  "drain_s": drain_seconds if 'drain_seconds' in dir() else None,
+                                  "missing": missing if 'missing' in dir() else None,
                                   "duplicates": duplicates if 'duplicates' in dir() else None,
                                   "attempts": attempts if 'attempts' in dir() else None, "checks": checks}))
     return 0 if ok else 1

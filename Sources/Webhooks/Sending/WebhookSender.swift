@@ -3,6 +3,7 @@ import Logging
 import Postgres
 import ProofStore
 import ServiceLifecycle
+import Synchronization
 
 /// Sends the outbox: a ServiceLifecycle service in every replica.
 ///
@@ -20,6 +21,8 @@ public final class WebhookSender: Service, Sendable {
     let notificationsURL: String?
     let logger: Logger
     let wake = WakeSignal()
+    /// Attempts posted and not yet recorded (at most `settings.concurrency`).
+    let attemptsInFlight = Mutex(0)
 
     /// A sender over `queue`; `notificationsURL` is the database to LISTEN on (nil: poll only).
     public init(queue: WebhookDeliveryQueue, box: WebhookSecretBox, urlGuard: WebhookURLGuard, transport: any WebhookTransport,
@@ -53,26 +56,39 @@ public final class WebhookSender: Service, Sendable {
         try? await transport.shutdown()
     }
 
+    /// Keeps up to `concurrency` attempts in flight: a slot that frees claims the next due delivery
+    /// at once, so one slow receiver or one slow post holds only its own slot, not a whole batch
+    /// (claiming in batches and waiting for each batch's slowest post capped a backlog's drain at a
+    /// few dozen posts a second).
     func sendUntilCancelled() async {
-        var failing = false
-        while !Task.isCancelled {
-            let claimed: [ClaimedWebhookDelivery]
-            do {
-                claimed = try await queue.claim(limit: settings.concurrency, lease: settings.timeout + .seconds(30))
-                if failing { logger.notice("webhook outbox reachable again") }
-                failing = false
-            } catch {
-                if !failing { logger.warning("cannot read the webhook outbox; retrying", metadata: ["error": "\(error)"]) }
-                failing = true
-                await wake.wait(timeout: .seconds(1))
-                continue
-            }
-            if claimed.isEmpty {
-                await wake.wait(timeout: settings.pollInterval)
-                continue
-            }
-            await withTaskGroup(of: Void.self) { group in
-                for delivery in claimed { group.addTask { await self.attempt(delivery) } }
+        await withDiscardingTaskGroup { attempts in
+            var failing = false
+            while !Task.isCancelled {
+                let free = settings.concurrency - attemptsInFlight.withLock { $0 }
+                var claimed: [ClaimedWebhookDelivery] = []
+                if free > 0 {
+                    do {
+                        claimed = try await queue.claim(limit: free, lease: settings.timeout + .seconds(30))
+                        if failing { logger.notice("webhook outbox reachable again") }
+                        failing = false
+                    } catch {
+                        if !failing { logger.warning("cannot read the webhook outbox; retrying", metadata: ["error": "\(error)"]) }
+                        failing = true
+                    }
+                }
+                for delivery in claimed {
+                    attemptsInFlight.withLock { $0 += 1 }
+                    attempts.addTask {
+                        await self.attempt(delivery)
+                        self.attemptsInFlight.withLock { $0 -= 1 }
+                        self.wake.raise()  // a slot is free: claim again
+                    }
+                }
+                // Every free slot filled: claim again at once (the next round finds none free and waits).
+                if !claimed.isEmpty && claimed.count == free { continue }
+                // Nothing more due, or the outbox unreachable: until a slot frees, new work is
+                // committed (a notification), or the poll interval.
+                await wake.wait(timeout: failing ? .seconds(1) : settings.pollInterval)
             }
         }
     }
