@@ -94,9 +94,9 @@ class Run:
                 conn = self.connect()
             time.sleep(0.1)
 
-    def attacker(self, token, seed, thread):
-        """One of an attacker key's threads; together they send at the key's rate limit."""
-        heavy = body(self.args.heavy_points, seed)
+    def attacker(self, token, seed, thread, heavy):
+        """One of an attacker key's threads; together they send `heavy` (made before the clock
+        starts, so making it holds no legitimate thread up) and resizes at the key's rate limit."""
         threads = self.args.attack_threads
         conn, n, interval = self.connect(), 0, threads / self.args.rate
         next_at = time.monotonic()
@@ -178,7 +178,9 @@ def main():
     threads = [threading.Thread(target=run.legit_worker, args=(i,)) for i in range(args.legit)]
     threads.append(threading.Thread(target=run.health_probe))
     if args.attack:
-        threads += [threading.Thread(target=run.attacker, args=(token, k, t))
+        heavy = [body(args.heavy_points, k) for k in range(len(args.attack_tokens))]
+        run.stop = time.monotonic() + args.duration
+        threads += [threading.Thread(target=run.attacker, args=(token, k, t, heavy[k]))
                     for k, token in enumerate(args.attack_tokens) for t in range(args.attack_threads)]
         threads.append(threading.Thread(target=run.dripper))
     for t in threads:

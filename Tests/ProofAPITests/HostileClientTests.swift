@@ -86,6 +86,42 @@ struct HostileClientTests {
         }
     }
 
+    @Test("once heavy inputs have spent their CPU share, a large upload is 503 busy before its body is read; ordinary ones go on")
+    func heavyShareRefusesBeforeTheBody() async throws {
+        try await HostileInputTests.withLiveServer(configure: {
+            $0.policy.cpuHeavyShare = 0.01
+            $0.policy.cpuHeavyBurstSeconds = 0.000_001  // the first heavy job spends it
+        }) { port, _, harness in
+            func post(_ path: String, _ role: Role, _ body: String, declaring length: Int? = nil) async throws -> RawHTTP.Answer {
+                let bytes = Array(body.utf8)
+                let head = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(harness.tokens[role]!)\r\n"
+                    + "Content-Type: application/json\r\nContent-Length: \(length ?? bytes.count)\r\n\r\n"
+                return try await RawHTTP.perform(port: port, Array(head.utf8) + bytes, timeout: 10, untilClosed: length != nil)
+            }
+            for reference in ["HEAVY-1", "HEAVY-2", "LIGHT-1"] {
+                #expect(try await post("/v1/deliveries", .dispatcher, Samples.deliveryJSON(reference: reference)).status == 201)
+            }
+            // A valid signature of 6,000 points: over 64 KiB, so heavy work.
+            let points = (0..<6_000).map { "[\(60 + Double($0 % 500) * 0.9),\(100 + Double($0 / 500) * 20),\($0 * 8)]" }
+            let heavy = Samples.proofJSON(ink: #"{"canvas":{"width":600,"height":400},"strokes":[["# + points.joined(separator: ",") + "]]}")
+            #expect(heavy.utf8.count > ProofIntake.heavyBytes)
+            let first = try await post("/v1/deliveries/HEAVY-1/proof", .courier, heavy)
+            #expect(first.status == 201, "\(first.statusLine)")
+            // The next heavy upload: its head promises the whole body, a few bytes follow and the client waits.
+            let refused = try await post("/v1/deliveries/HEAVY-2/proof", .courier, String(heavy.prefix(10)), declaring: heavy.utf8.count)
+            #expect(refused.status == 503, "\(refused.statusLine)")
+            #expect(String(decoding: refused.bytes, as: UTF8.self).contains("\"busy\""))
+            #expect(refused.head["retry-after"].flatMap { Int($0) }.map { $0 >= 1 } == true)
+            #expect(refused.head["connection"] == "close")
+            #expect(refused.closedByServer, "the server closed the connection instead of reading the body (after \(refused.seconds) s)")
+            // The same courier's ordinary signature is not heavy work: stored as ever.
+            #expect(try await post("/v1/deliveries/LIGHT-1/proof", .courier, Samples.proofJSON()).status == 201)
+            let stored = try await harness.database.query(
+                "SELECT count(*) FROM proofs p JOIN deliveries d ON d.id = p.delivery_id WHERE d.reference IN ('HEAVY-1', 'HEAVY-2')")
+            #expect(try stored.decode(Int.self, row: 0, column: 0) == 1, "the first heavy upload is stored, nothing of the refused one")
+        }
+    }
+
     @Test("a body that never finishes is cut at REQUEST_TIMEOUT_SECONDS, even from a valid key")
     func slowBodyIsCutAtTheDeadline() async throws {
         try await HostileInputTests.withLiveServer(configure: { $0.requestTimeoutSeconds = 2 }) { port, _, harness in

@@ -66,6 +66,51 @@ struct CPUWorkPoolTests {
         #expect(again == 0, "the ordinary threads never inherit the heavy threads' priority")
     }
 
+    @Test("heavy work has a share of its own, per key and for all keys together; light work and the service's own work go on")
+    func heavyWorkHasAShareOfItsOwn() async throws {
+        let pool = CPUWorkPool(queueLimit: 8, perKeyLimit: 8, heavyShare: 0.2)
+        let (alice, bob) = (UUID(), UUID())
+        #expect(pool.heavyRefusal(for: alice) == nil)
+        // Alice's heavy jobs took 1 s more than the 2 s saved up; her share is half of 0.2 core.
+        pool.heavyPerKey.charge(alice, seconds: 3)
+        let refusal = try #require(pool.heavyRefusal(for: alice))
+        #expect(refusal.kind == .unavailable && refusal.code == "busy")
+        #expect(refusal.retryAfterSeconds == 10, "1 s in debt at 0.1 core per second")
+        await #expect(throws: ServiceError.self) { try await pool.run(for: alice, weight: .heavy) { 1 } }
+        #expect(try await pool.run(for: alice, weight: .light) { 2 } == 2, "an ordinary signature never waits for the heavy share")
+        #expect(pool.heavyRefusal(for: bob) == nil, "another key's heavy work goes on")
+        #expect(try await pool.run(for: bob, weight: .heavy) { 3 } == 3)
+        // All keys' heavy jobs together are 1 s over: Bob's heavy work waits too.
+        pool.heavyTotal.charge(CPUWorkPool.heavyBucket, seconds: 3)
+        // 1 s in debt (and Bob's job's few microseconds) at 0.2 core per second, rounded up.
+        #expect(pool.heavyRefusal(for: bob)?.retryAfterSeconds.map { (5...6).contains($0) } == true)
+        await #expect(throws: ServiceError.self) { try await pool.run(for: bob, weight: .heavy) { 4 } }
+        #expect(try await pool.run(for: bob, weight: .light) { 5 } == 5)
+        #expect(try await pool.run(for: nil, weight: .heavy) { 6 } == 6, "the service's own work has no key to refuse")
+    }
+
+    /// Burns about `seconds` of the calling thread's CPU.
+    static func burn(_ seconds: Double) -> Int {
+        let end = CPUBudget.threadSeconds() + seconds
+        var spins = 0
+        while CPUBudget.threadSeconds() < end { spins &+= 1 }
+        return spins
+    }
+
+    @Test("a heavy job's CPU is charged to its key's heavy share and to all keys'; a light job's is not")
+    func heavyJobsAreCharged() async throws {
+        let pool = CPUWorkPool(queueLimit: 8, perKeyLimit: 8, heavyShare: 0.02)
+        let (alice, bob) = (UUID(), UUID())
+        // 10 ms of credit left in Alice's heavy bucket, and in all keys' one.
+        pool.heavyPerKey.charge(alice, seconds: 1.99)
+        pool.heavyTotal.charge(CPUWorkPool.heavyBucket, seconds: 1.99)
+        _ = try await pool.run(for: alice, weight: .light) { Self.burn(0.05) }
+        #expect(pool.heavyRefusal(for: alice) == nil, "50 ms of light work left the heavy shares alone")
+        _ = try await pool.run(for: alice, weight: .heavy) { Self.burn(0.05) }
+        #expect(pool.heavyRefusal(for: alice) != nil, "50 ms of heavy work spent Alice's last 10 ms")
+        #expect(pool.heavyRefusal(for: bob) != nil, "and all keys' last 10 ms")
+    }
+
     @Test("a job's error reaches the caller and frees its place and its turn")
     func errorsFreeTheirPlace() async throws {
         struct Broken: Error {}

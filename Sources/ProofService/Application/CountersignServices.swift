@@ -60,7 +60,8 @@ public struct CountersignServices: Sendable {
         self.attempts = AttemptRecording(deliveries: deliveries, lifecycle: lifecycle, policy: policy)
         self.closing = DeliveryClosing(deliveries: deliveries, lifecycle: lifecycle)
         let proofs = ProofRepository(database: database)
-        let work = CPUWorkPool(queueLimit: policy.cpuQueueLimit, perKeyLimit: policy.cpuPerKeyLimit, sharePerKey: policy.cpuSharePerKey)
+        let work = CPUWorkPool(queueLimit: policy.cpuQueueLimit, perKeyLimit: policy.cpuPerKeyLimit, sharePerKey: policy.cpuSharePerKey,
+                                heavyShare: policy.cpuHeavyShare, heavyBurst: policy.cpuHeavyBurstSeconds)
         self.work = work
         let deviceKeys = DeviceKeyRepository(database: database)
         self.devices = DeviceKeyAdministration(keys: deviceKeys)

@@ -42,6 +42,14 @@ public struct APIPolicy: Sendable, Equatable {
     /// `busy` with `Retry-After` until the share refills. A courier uses a small fraction of it; one
     /// key uploading for a whole fleet (a carrier's back end) reaches about half of it on 8 connections.
     public var cpuSharePerKey: Double = 1
+    /// The share of one core that heavy jobs (bodies over 64 KiB, inks over 5,000 points: no real
+    /// signature) of all keys together may use over time (`CPU_HEAVY_SHARE`, default a tenth of
+    /// the cores, 2 s saved up); one key's heavy jobs get half of it. Past it, 503 `busy` with
+    /// `Retry-After`, before a large body is read; ordinary uploads are not affected.
+    public var cpuHeavyShare: Double = CPUWorkPool.defaultHeavyShare
+    /// Seconds of heavy CPU saved up at most (2; not an environment setting: tests lower it to
+    /// spend the share with one small job).
+    public var cpuHeavyBurstSeconds: Double = 2
     /// Whether uploads are signed by device keys (`DEVICE_KEYS`, default `optional`: a signature
     /// present is verified; `required`: an upload without one is refused; `off`: the headers are
     /// ignored). docs/courier-guide.md §7.
@@ -102,6 +110,9 @@ public struct APIPolicy: Sendable, Equatable {
         if let limit = try count("CPU_PER_KEY_LIMIT", 1...10_000) { policy.cpuPerKeyLimit = limit }
         if let share = try number("CPU_SHARE_PER_KEY", "a share of one core in 0.01...64", { (0.01...64).contains($0) }) {
             policy.cpuSharePerKey = share
+        }
+        if let share = try number("CPU_HEAVY_SHARE", "a share of one core in 0.01...64", { (0.01...64).contains($0) }) {
+            policy.cpuHeavyShare = share
         }
         if let megabytes = try number("PNG_CACHE_MB", "a whole number of MiB in 0...4096 (0 turns the cache off)",
                                       { (0...4096).contains($0) && $0 == $0.rounded() }) {

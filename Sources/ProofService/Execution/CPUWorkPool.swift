@@ -11,7 +11,11 @@ import Synchronization
 /// limits allow) run on threads of their own — half the cores, at a lower priority — so a few
 /// clients sending the worst valid inputs leave the other cores to everyone else; each key's jobs are charged the CPU they took
 /// against a budget of ``CPUBudget/share`` of a core, so sustained heavy work from one key is
-/// refused until its budget refills. At most ``queueLimit`` jobs wait or run in all, and
+/// refused until its budget refills. Heavy jobs have a budget of their own besides, for all keys
+/// together (``heavyShare`` of a core) and for each key (half of it): a lower priority only helps
+/// while the machine has idle moments, and a few keys sending the largest inputs at their rate
+/// limit would otherwise still take a third of a core between them (Benchmarks/hostile_load.sh).
+/// At most ``queueLimit`` jobs wait or run in all, and
 /// at most ``perKeyLimit`` for one key; past either, ``run(for:weight:_:)`` refuses at once with
 /// 503 `busy` and a `Retry-After`, instead of letting a queue grow behind one client.
 public final class CPUWorkPool: Sendable {
@@ -72,11 +76,28 @@ public final class CPUWorkPool: Sendable {
     private let state = Mutex(State())
     /// The CPU each key may use over time.
     let budget: CPUBudget
+    /// The CPU all keys' heavy jobs together may use over time, as one bucket (``heavyBucket``).
+    let heavyTotal: CPUBudget
+    /// The CPU one key's heavy jobs may use over time: half of ``heavyShare``, so one key cannot
+    /// spend every other key's heavy work.
+    let heavyPerKey: CPUBudget
+    /// The share of one core that heavy jobs of every key together may use.
+    public var heavyShare: Double { heavyTotal.share }
+    /// The one bucket of ``heavyTotal``.
+    static let heavyBucket = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+
+    /// The default ``heavyShare``: a tenth of the cores (0.2 of a core on two).
+    public static let defaultHeavyShare = 0.1 * Double(cores)
 
     /// A pool admitting `queueLimit` jobs at once, `perKeyLimit` per key, and running `perKeyRunning`
-    /// per key (default: all cores but one, so another client always has a core).
-    public init(queueLimit: Int, perKeyLimit: Int, perKeyRunning: Int = max(1, CPUWorkPool.cores - 1), sharePerKey: Double = 1) {
+    /// per key (default: all cores but one, so another client always has a core); a key's jobs use
+    /// `sharePerKey` of a core over time, and all keys' heavy jobs together `heavyShare` (with
+    /// `heavyBurst` seconds saved up).
+    public init(queueLimit: Int, perKeyLimit: Int, perKeyRunning: Int = max(1, CPUWorkPool.cores - 1), sharePerKey: Double = 1,
+                heavyShare: Double = CPUWorkPool.defaultHeavyShare, heavyBurst: Double = 2) {
         self.budget = CPUBudget(share: sharePerKey)
+        self.heavyTotal = CPUBudget(share: heavyShare, burst: heavyBurst)
+        self.heavyPerKey = CPUBudget(share: heavyShare / 2, burst: heavyBurst)
         self.queueLimit = max(1, queueLimit)
         self.perKeyLimit = max(1, perKeyLimit)
         self.perKeyRunning = max(1, perKeyRunning)
@@ -89,6 +110,7 @@ public final class CPUWorkPool: Sendable {
             throw ServiceError(.unavailable, code: "busy", detail: "This API key has used its share of the server's CPU; retry later.",
                                retryAfterSeconds: max(1, Int(wait.rounded(.up))))
         }
+        if weight == .heavy, let refusal = heavyRefusal(for: key) { throw refusal }
         guard admit(key) else {
             throw ServiceError(.unavailable, code: "busy", detail: "The server is busy rendering; retry shortly.", retryAfterSeconds: 1)
         }
@@ -103,8 +125,26 @@ public final class CPUWorkPool: Sendable {
             let result = Result { try work() }
             return (result, CPUBudget.threadSeconds() - start)
         }
-        if let key { budget.charge(key, seconds: seconds) }
+        if let key {
+            budget.charge(key, seconds: seconds)
+            if weight == .heavy {
+                heavyPerKey.charge(key, seconds: seconds)
+                heavyTotal.charge(Self.heavyBucket, seconds: seconds)
+            }
+        }
         return try result.get()
+    }
+
+    /// 503 `busy` when `key` may not start heavy work now: its own heavy share, or that of all
+    /// keys together, is spent. nil for the service's own work (no key). Callers ask before
+    /// reading a large body, so a refused client does not get to send it.
+    public func heavyRefusal(for key: UUID?) -> ServiceError? {
+        guard let key else { return nil }
+        let wait = [heavyPerKey.retryAfter(key), heavyTotal.retryAfter(Self.heavyBucket)].compactMap { $0 }.max()
+        guard let wait else { return nil }
+        return ServiceError(.unavailable, code: "busy",
+                            detail: "Large inputs have used their share of the server's CPU; retry later (ordinary signatures are not affected).",
+                            retryAfterSeconds: max(1, Int(wait.rounded(.up))))
     }
 
     /// Jobs waiting or running now (for tests and metrics).

@@ -107,6 +107,15 @@ public struct ProofIntake: Sendable {
         return response
     }
 
+    /// 503 `busy` for an upload declaring `contentLength` bytes when that makes it heavy work and
+    /// heavy work may not start now for `actor` (``CPUWorkPool/heavyRefusal(for:)``); nil otherwise.
+    /// Asked before the body is read, so the refused client's large body is never received: the
+    /// answer closes the connection.
+    public func earlyRefusal(contentLength: Int?, actor: Actor) -> ServiceError? {
+        guard let contentLength, Self.weight(bytes: contentLength) == .heavy else { return nil }
+        return work.heavyRefusal(for: actor.keyID)
+    }
+
     /// The canonical ink, the PNG rendered from exactly that, and the render options to store with
     /// them (so a re-render of the stored ink matches). A canvas whose PNG at the configured scale
     /// would be over the pixel cap is rendered at the largest scale that fits, and that scale is
