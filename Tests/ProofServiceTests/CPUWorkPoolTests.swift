@@ -99,15 +99,16 @@ struct CPUWorkPoolTests {
 
     @Test("a heavy job's CPU is charged to its key's heavy share and to all keys'; a light job's is not")
     func heavyJobsAreCharged() async throws {
-        let pool = CPUWorkPool(queueLimit: 8, perKeyLimit: 8, heavyShare: 0.02)
+        // A share so small that no wall time of a loaded test run refills what a job is charged.
+        let pool = CPUWorkPool(queueLimit: 8, perKeyLimit: 8, heavyShare: 0.001)
         let (alice, bob) = (UUID(), UUID())
         // 10 ms of credit left in Alice's heavy bucket, and in all keys' one.
         pool.heavyPerKey.charge(alice, seconds: 1.99)
         pool.heavyTotal.charge(CPUWorkPool.heavyBucket, seconds: 1.99)
-        _ = try await pool.run(for: alice, weight: .light) { Self.burn(0.05) }
-        #expect(pool.heavyRefusal(for: alice) == nil, "50 ms of light work left the heavy shares alone")
-        _ = try await pool.run(for: alice, weight: .heavy) { Self.burn(0.05) }
-        #expect(pool.heavyRefusal(for: alice) != nil, "50 ms of heavy work spent Alice's last 10 ms")
+        _ = try await pool.run(for: alice, weight: .light) { Self.burn(0.2) }
+        #expect(pool.heavyRefusal(for: alice) == nil, "200 ms of light work left the heavy shares alone")
+        _ = try await pool.run(for: alice, weight: .heavy) { Self.burn(0.2) }
+        #expect(pool.heavyRefusal(for: alice) != nil, "200 ms of heavy work spent Alice's last 10 ms")
         #expect(pool.heavyRefusal(for: bob) != nil, "and all keys' last 10 ms")
     }
 
