@@ -86,39 +86,44 @@ struct HostileClientTests {
         }
     }
 
-    @Test("once heavy inputs have spent their CPU share, a large upload is 503 busy before its body is read; ordinary ones go on")
+    @Test("once heavy inputs have spent their CPU share, a large upload is 503 busy before its body is read and a re-render of many points waits; ordinary ones go on")
     func heavyShareRefusesBeforeTheBody() async throws {
         try await HostileInputTests.withLiveServer(configure: {
             $0.policy.cpuHeavyShare = 0.01
             $0.policy.cpuHeavyBurstSeconds = 0.000_001  // the first heavy job spends it
         }) { port, _, harness in
-            func post(_ path: String, _ role: Role, _ body: String, declaring length: Int? = nil) async throws -> RawHTTP.Answer {
+            func send(_ method: String, _ path: String, _ role: Role, _ body: String = "", declaring length: Int? = nil) async throws -> RawHTTP.Answer {
                 let bytes = Array(body.utf8)
-                let head = "POST \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(harness.tokens[role]!)\r\n"
+                let head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(harness.tokens[role]!)\r\n"
                     + "Content-Type: application/json\r\nContent-Length: \(length ?? bytes.count)\r\n\r\n"
                 return try await RawHTTP.perform(port: port, Array(head.utf8) + bytes, timeout: 10, untilClosed: length != nil)
             }
-            for reference in ["HEAVY-1", "HEAVY-2", "LIGHT-1"] {
-                #expect(try await post("/v1/deliveries", .dispatcher, Samples.deliveryJSON(reference: reference)).status == 201)
+            for reference in ["COMPACT-1", "HEAVY-2", "LIGHT-1"] {
+                #expect(try await send("POST", "/v1/deliveries", .dispatcher, Samples.deliveryJSON(reference: reference)).status == 201)
             }
-            // A valid signature of 6,000 points: over 64 KiB, so heavy work.
-            let points = (0..<6_000).map { "[\(60 + Double($0 % 500) * 0.9),\(100 + Double($0 / 500) * 20),\($0 * 8)]" }
-            let heavy = Samples.proofJSON(ink: #"{"canvas":{"width":600,"height":400},"strokes":[["# + points.joined(separator: ",") + "]]}")
-            #expect(heavy.utf8.count > ProofIntake.heavyBytes)
-            let first = try await post("/v1/deliveries/HEAVY-1/proof", .courier, heavy)
+            // 5,100 points in under 64 KiB (timestamps need not grow): a small body, but heavy to render.
+            let strokes = (0..<17).map { s in "[" + (0..<300).map { i in "[\(100 + i),\(100 + s * 15 + i % 7),0]" }.joined(separator: ",") + "]" }
+            let compact = Samples.proofJSON(ink: #"{"canvas":{"width":600,"height":400},"strokes":["# + strokes.joined(separator: ",") + "]}")
+            #expect(compact.utf8.count < ProofIntake.heavyBytes)
+            let first = try await send("POST", "/v1/deliveries/COMPACT-1/proof", .courier, compact)
             #expect(first.status == 201, "\(first.statusLine)")
-            // The next heavy upload: its head promises the whole body, a few bytes follow and the client waits.
-            let refused = try await post("/v1/deliveries/HEAVY-2/proof", .courier, String(heavy.prefix(10)), declaring: heavy.utf8.count)
+            // Its render was heavy work and spent the share: re-rendering those 5,100 points is heavy work too.
+            let resize = try await send("GET", "/v1/deliveries/COMPACT-1/proof/signature.png?width=300", .courier)
+            #expect(resize.status == 503, "\(resize.statusLine)")
+            // A heavy upload: its head promises the whole body, a few bytes follow and the client waits.
+            let refused = try await send("POST", "/v1/deliveries/HEAVY-2/proof", .courier, "{\"signer\":", declaring: 100_000)
             #expect(refused.status == 503, "\(refused.statusLine)")
             #expect(String(decoding: refused.bytes, as: UTF8.self).contains("\"busy\""))
             #expect(refused.head["retry-after"].flatMap { Int($0) }.map { $0 >= 1 } == true)
             #expect(refused.head["connection"] == "close")
             #expect(refused.closedByServer, "the server closed the connection instead of reading the body (after \(refused.seconds) s)")
+            // Declared over BODY_LIMIT it is still 413 first, and a wrong type still 415.
+            #expect(try await send("POST", "/v1/deliveries/HEAVY-2/proof", .courier, "{", declaring: 2 << 20).status == 413)
             // The same courier's ordinary signature is not heavy work: stored as ever.
-            #expect(try await post("/v1/deliveries/LIGHT-1/proof", .courier, Samples.proofJSON()).status == 201)
+            #expect(try await send("POST", "/v1/deliveries/LIGHT-1/proof", .courier, Samples.proofJSON()).status == 201)
             let stored = try await harness.database.query(
-                "SELECT count(*) FROM proofs p JOIN deliveries d ON d.id = p.delivery_id WHERE d.reference IN ('HEAVY-1', 'HEAVY-2')")
-            #expect(try stored.decode(Int.self, row: 0, column: 0) == 1, "the first heavy upload is stored, nothing of the refused one")
+                "SELECT count(*) FROM proofs p JOIN deliveries d ON d.id = p.delivery_id WHERE d.reference IN ('COMPACT-1', 'HEAVY-2', 'LIGHT-1')")
+            #expect(try stored.decode(Int.self, row: 0, column: 0) == 2, "nothing stored for the refused upload")
         }
     }
 

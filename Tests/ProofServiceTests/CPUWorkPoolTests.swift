@@ -71,8 +71,8 @@ struct CPUWorkPoolTests {
         let pool = CPUWorkPool(queueLimit: 8, perKeyLimit: 8, heavyShare: 0.2)
         let (alice, bob) = (UUID(), UUID())
         #expect(pool.heavyRefusal(for: alice) == nil)
-        // Alice's heavy jobs took 1 s more than the 2 s saved up; her share is half of 0.2 core.
-        pool.heavyPerKey.charge(alice, seconds: 3)
+        // Alice's heavy jobs took 1 s more than the 1 s she may save up (half of all keys' 2 s); her share is half of 0.2 core.
+        pool.heavyPerKey.charge(alice, seconds: 2)
         let refusal = try #require(pool.heavyRefusal(for: alice))
         #expect(refusal.kind == .unavailable && refusal.code == "busy")
         #expect(refusal.retryAfterSeconds == 10, "1 s in debt at 0.1 core per second")
@@ -89,6 +89,33 @@ struct CPUWorkPoolTests {
         #expect(try await pool.run(for: nil, weight: .heavy) { 6 } == 6, "the service's own work has no key to refuse")
     }
 
+    @Test("a key runs one heavy job at a time, and all keys together two per heavy thread; light jobs are not counted")
+    func heavyJobsOneAtATimePerKey() async throws {
+        let pool = CPUWorkPool(queueLimit: 16, perKeyLimit: 16)
+        let gate = Gate()
+        let keys = (0...pool.heavyLimit).map { _ in UUID() }
+        let first = Task { try await pool.run(for: keys[0], weight: .heavy) { gate.job() } }
+        try await Self.waitUntil { pool.inFlight == 1 }
+        // Alice's second heavy job is refused at once (before its body would be read); her light one is
+        // admitted (it waits for her turn, as any second job of hers would).
+        #expect(pool.heavyRefusal(for: keys[0])?.code == "busy")
+        await #expect(throws: ServiceError.self) { try await pool.run(for: keys[0], weight: .heavy) { 0 } }
+        let light = Task { try await pool.run(for: keys[0], weight: .light) { 1 } }
+        try await Self.waitUntil { pool.inFlight == 2 }
+        // Other keys' heavy jobs are admitted up to the limit; one more key is refused.
+        var others: [Task<Int, any Error>] = []
+        for key in keys[1..<pool.heavyLimit] { others.append(Task { try await pool.run(for: key, weight: .heavy) { gate.job() } }) }
+        try await Self.waitUntil { pool.inFlight == pool.heavyLimit + 1 }
+        await #expect(throws: ServiceError.self) { try await pool.run(for: keys[pool.heavyLimit], weight: .heavy) { 0 } }
+        for _ in 0..<pool.heavyLimit { gate.semaphore.signal() }
+        #expect(try await first.value == 1)
+        #expect(try await light.value == 1)
+        for task in others { #expect(try await task.value == 1) }
+        #expect(try await pool.run(for: keys[0], weight: .heavy) { 3 } == 3, "her turn again once the first has ended")
+        #expect(try await pool.run(for: keys[pool.heavyLimit], weight: .heavy) { 4 } == 4)
+        #expect(try await pool.run(for: nil, weight: .heavy) { 5 } == 5, "the service's own work is not a client's")
+    }
+
     /// Burns about `seconds` of the calling thread's CPU.
     static func burn(_ seconds: Double) -> Int {
         let end = CPUBudget.threadSeconds() + seconds
@@ -102,8 +129,8 @@ struct CPUWorkPoolTests {
         // A share so small that no wall time of a loaded test run refills what a job is charged.
         let pool = CPUWorkPool(queueLimit: 8, perKeyLimit: 8, heavyShare: 0.001)
         let (alice, bob) = (UUID(), UUID())
-        // 10 ms of credit left in Alice's heavy bucket, and in all keys' one.
-        pool.heavyPerKey.charge(alice, seconds: 1.99)
+        // 10 ms of credit left in Alice's heavy bucket (1 s saved up at most), and in all keys' one (2 s).
+        pool.heavyPerKey.charge(alice, seconds: 0.99)
         pool.heavyTotal.charge(CPUWorkPool.heavyBucket, seconds: 1.99)
         _ = try await pool.run(for: alice, weight: .light) { Self.burn(0.2) }
         #expect(pool.heavyRefusal(for: alice) == nil, "200 ms of light work left the heavy shares alone")

@@ -41,7 +41,7 @@ enum SettingsDocumentation {
             "CPU_PER_KEY_LIMIT": String(policy.cpuPerKeyLimit),
             "CPU_SHARE_PER_KEY": String(policy.cpuSharePerKey),
             // Follows the machine: the docs state the rule, not one machine's figure.
-            "CPU_HEAVY_SHARE": policy.cpuHeavyShare == 0.1 * Double(CPUWorkPool.cores) ? "a tenth of the cores" : String(policy.cpuHeavyShare),
+            "CPU_HEAVY_SHARE": policy.cpuHeavyShare == 0.05 * Double(CPUWorkPool.cores) ? "a twentieth of the cores" : String(policy.cpuHeavyShare),
         ]
     }
 

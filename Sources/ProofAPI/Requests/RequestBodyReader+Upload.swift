@@ -8,9 +8,16 @@ import ProofService
 extension RequestBodyReader {
     /// A proof upload's body: JSON (415 otherwise), at most `limit` bytes before and after gzip
     /// (413), inflated when sent as gzip (400 when that fails), with its digest.
-    static func upload(_ request: Request, limit: Int) async throws -> ReceivedUpload {
+    ///
+    /// `refuseBeforeReading` is asked once the head has passed those checks, with the declared
+    /// `Content-Length`: an error it returns is thrown before a byte of the body is read.
+    static func upload(_ request: Request, limit: Int,
+                       refuseBeforeReading: (_ declaredLength: Int?) -> (any Error)? = { _ in nil }) async throws -> ReceivedUpload {
         let contentType = try requireJSON(request)
         let encoding = try contentEncoding(request)
+        let declared = request.headers[.contentLength].flatMap(Int.init)
+        if let declared, declared > limit { throw tooLarge(limit: limit) }
+        if let refusal = refuseBeforeReading(declared) { throw refusal }
         let received = try await collect(request, limit: limit)
         var json = received
         if encoding == "gzip" {

@@ -28,10 +28,8 @@ struct ProofRoutes: Sendable {
         let actor = try context.require(.uploadProof)
         let reference = try context.deliveryReference()
         let receivedAt = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 * 1000).rounded() / 1000)
-        if let refusal = intake.earlyRefusal(contentLength: request.headers[.contentLength].flatMap { Int($0) }, actor: actor) {
-            throw refusal
-        }
-        let upload = try await RequestBodyReader.upload(request, limit: bodyLimit)
+        // A body declared heavy while heavy work may not start is refused unread (the answer closes the connection).
+        let upload = try await RequestBodyReader.upload(request, limit: bodyLimit) { intake.earlyRefusal(contentLength: $0, actor: actor) }
         let claimedKey: String?
         switch try await idempotency.admit(request, actor: actor, encoding: upload.contentEncoding, bodySHA256: upload.sha256) {
         case .replay(let response): return response

@@ -43,9 +43,10 @@ public struct APIPolicy: Sendable, Equatable {
     /// key uploading for a whole fleet (a carrier's back end) reaches about half of it on 8 connections.
     public var cpuSharePerKey: Double = 1
     /// The share of one core that heavy jobs (bodies over 64 KiB, inks over 5,000 points: no real
-    /// signature) of all keys together may use over time (`CPU_HEAVY_SHARE`, default a tenth of
-    /// the cores, 2 s saved up); one key's heavy jobs get half of it. Past it, 503 `busy` with
-    /// `Retry-After`, before a large body is read; ordinary uploads are not affected.
+    /// signature) of all keys together may use over time (`CPU_HEAVY_SHARE`, default
+    /// ``CPUWorkPool/defaultHeavyShare``, 2 s saved up); one key's heavy jobs get half of it, one
+    /// at a time. Past it, 503 `busy` with `Retry-After`, before a declared large body is read;
+    /// ordinary uploads are not affected.
     public var cpuHeavyShare: Double = CPUWorkPool.defaultHeavyShare
     /// Seconds of heavy CPU saved up at most (2; not an environment setting: tests lower it to
     /// spend the share with one small job).

@@ -53,6 +53,10 @@ public final class CPUWorkPool: Sendable {
     public let perKeyLimit: Int
     /// Jobs running at once for one key.
     public let perKeyRunning: Int
+    /// Heavy jobs of clients waiting or running at once, in all: two per heavy thread (one key
+    /// has at most one). Bounds the queue behind the heavy threads and how far all keys together
+    /// can overdraw ``heavyShare`` before the refusals start.
+    public var heavyLimit: Int { 2 * Self.heavyThreadCount }
 
     /// How much of a core a job may take.
     public enum Weight: Sendable {
@@ -65,11 +69,16 @@ public final class CPUWorkPool: Sendable {
     private struct KeyState {
         var admitted = 0
         var running = 0
+        /// Heavy jobs admitted (at most one: ``heavyRefusal(for:)`` is asked before the job runs and
+        /// charged after it, so one job at a time keeps a key's overdraft to one job).
+        var heavy = 0
         var waiting: [CheckedContinuation<Void, Never>] = []
     }
 
     private struct State {
         var admitted = 0
+        /// Heavy jobs admitted, of every key (at most ``heavyLimit``).
+        var heavy = 0
         var keys: [UUID: KeyState] = [:]
     }
 
@@ -86,8 +95,8 @@ public final class CPUWorkPool: Sendable {
     /// The one bucket of ``heavyTotal``.
     static let heavyBucket = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 
-    /// The default ``heavyShare``: a tenth of the cores (0.2 of a core on two).
-    public static let defaultHeavyShare = 0.1 * Double(cores)
+    /// The default ``heavyShare``: a twentieth of the cores (a tenth of a core on two): no real signature is heavy, and the storage of a heavy upload (hundreds of kilobytes into PostgreSQL) is not charged to it.
+    public static let defaultHeavyShare = 0.05 * Double(cores)
 
     /// A pool admitting `queueLimit` jobs at once, `perKeyLimit` per key, and running `perKeyRunning`
     /// per key (default: all cores but one, so another client always has a core); a key's jobs use
@@ -97,7 +106,7 @@ public final class CPUWorkPool: Sendable {
                 heavyShare: Double = CPUWorkPool.defaultHeavyShare, heavyBurst: Double = 2) {
         self.budget = CPUBudget(share: sharePerKey)
         self.heavyTotal = CPUBudget(share: heavyShare, burst: heavyBurst)
-        self.heavyPerKey = CPUBudget(share: heavyShare / 2, burst: heavyBurst)
+        self.heavyPerKey = CPUBudget(share: heavyShare / 2, burst: heavyBurst / 2)
         self.queueLimit = max(1, queueLimit)
         self.perKeyLimit = max(1, perKeyLimit)
         self.perKeyRunning = max(1, perKeyRunning)
@@ -110,11 +119,10 @@ public final class CPUWorkPool: Sendable {
             throw ServiceError(.unavailable, code: "busy", detail: "This API key has used its share of the server's CPU; retry later.",
                                retryAfterSeconds: max(1, Int(wait.rounded(.up))))
         }
-        if weight == .heavy, let refusal = heavyRefusal(for: key) { throw refusal }
-        guard admit(key) else {
-            throw ServiceError(.unavailable, code: "busy", detail: "The server is busy rendering; retry shortly.", retryAfterSeconds: 1)
-        }
-        defer { release(key) }
+        let heavy = weight == .heavy && key != nil
+        if heavy, let refusal = heavyRefusal(for: key) { throw refusal }
+        if let refusal = admit(key, heavy: heavy) { throw refusal }
+        defer { release(key, heavy: heavy) }
         if let key { await turn(key) }
         defer { if let key { endTurn(key) } }
         // Charged whether the work succeeds or throws: refusing an input costs CPU too.
@@ -136,10 +144,14 @@ public final class CPUWorkPool: Sendable {
     }
 
     /// 503 `busy` when `key` may not start heavy work now: its own heavy share, or that of all
-    /// keys together, is spent. nil for the service's own work (no key). Callers ask before
-    /// reading a large body, so a refused client does not get to send it.
+    /// keys together, is spent, or it has a heavy job already. nil for the service's own work (no
+    /// key). Callers ask before reading a large body, so a refused client does not get to send it.
     public func heavyRefusal(for key: UUID?) -> ServiceError? {
         guard let key else { return nil }
+        if state.withLock({ $0.keys[key]?.heavy ?? 0 }) > 0 {
+            return ServiceError(.unavailable, code: "busy", detail: "Large inputs are rendered one at a time per API key; retry shortly.",
+                                retryAfterSeconds: 1)
+        }
         let wait = [heavyPerKey.retryAfter(key), heavyTotal.retryAfter(Self.heavyBucket)].compactMap { $0 }.max()
         guard let wait else { return nil }
         return ServiceError(.unavailable, code: "busy",
@@ -150,23 +162,39 @@ public final class CPUWorkPool: Sendable {
     /// Jobs waiting or running now (for tests and metrics).
     public var inFlight: Int { state.withLock { $0.admitted } }
 
-    private func admit(_ key: UUID?) -> Bool {
-        state.withLock { state in
-            guard state.admitted < queueLimit else { return false }
+    /// Counts a job in, or says why not: the pool or the key is full, or (`heavy`) the key already
+    /// has a heavy job, or every heavy place is taken.
+    private func admit(_ key: UUID?, heavy: Bool) -> ServiceError? {
+        let busy = ServiceError(.unavailable, code: "busy", detail: "The server is busy rendering; retry shortly.", retryAfterSeconds: 1)
+        return state.withLock { state -> ServiceError? in
+            guard state.admitted < queueLimit else { return busy }
             if let key {
-                guard state.keys[key, default: KeyState()].admitted < perKeyLimit else { return false }
+                let entry = state.keys[key, default: KeyState()]
+                guard entry.admitted < perKeyLimit else { return busy }
+                if heavy {
+                    guard entry.heavy == 0, state.heavy < heavyLimit else {
+                        return ServiceError(.unavailable, code: "busy", detail: "Large inputs are rendered one at a time per API key; retry shortly.",
+                                            retryAfterSeconds: 1)
+                    }
+                    state.keys[key, default: KeyState()].heavy += 1
+                    state.heavy += 1
+                }
                 state.keys[key, default: KeyState()].admitted += 1
             }
             state.admitted += 1
-            return true
+            return nil
         }
     }
 
-    private func release(_ key: UUID?) {
+    private func release(_ key: UUID?, heavy: Bool) {
         state.withLock { state in
             state.admitted -= 1
             guard let key, var entry = state.keys[key] else { return }
             entry.admitted -= 1
+            if heavy {
+                entry.heavy -= 1
+                state.heavy -= 1
+            }
             state.keys[key] = entry.admitted > 0 ? entry : nil
         }
     }

@@ -143,6 +143,12 @@ public struct ProofIntake: Sendable {
     /// The weight of parsing `bytes` of input.
     public static func weight(bytes: Int) -> CPUWorkPool.Weight { bytes > heavyBytes ? .heavy : .light }
 
+    /// The weight of re-rendering a stored ink of `bytes` and `points`: timestamps need not grow,
+    /// so a point can be 8 bytes and an ink of many points can stay under ``heavyBytes``.
+    public static func weight(bytes: Int, points: Int) -> CPUWorkPool.Weight {
+        bytes > heavyBytes || points > heavyPoints ? .heavy : .light
+    }
+
     /// 409 for a second proof of one delivery.
     public static func alreadyRecorded(_ reference: String) -> ServiceError {
         ServiceError(.conflict, code: "proof_already_recorded", detail: "Delivery \(reference) already has a proof; proofs are immutable.")

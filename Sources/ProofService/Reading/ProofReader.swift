@@ -108,7 +108,7 @@ public struct ProofReader: Sendable {
                                 _ render: @escaping @Sendable (InkDocument, RenderOptions) throws(RenderError) -> T) async throws -> T {
         guard let stored = try await proofs.ink(reference: reference) else { throw await missing(reference) }
         let (parser, base) = (parser, renderOptions)
-        return try await work.run(for: requester, weight: ProofIntake.weight(bytes: stored.ink.count)) {
+        return try await work.run(for: requester, weight: ProofIntake.weight(bytes: stored.ink.count, points: stored.pointCount)) {
             let document: InkDocument
             do {
                 document = try parser.parse(stored.ink, format: .ink)

@@ -208,11 +208,11 @@ public struct ProofRepository: Sendable {
     /// The canonical ink and its render options.
     public func ink(reference: String) async throws -> StoredInk? {
         let result = try await database.query("""
-            SELECT p.ink, p.render_options::text FROM deliveries d JOIN proofs p ON \(unescaped: DeliveryRepository.proofJoin)
+            SELECT p.ink, p.render_options::text, p.point_count FROM deliveries d JOIN proofs p ON \(unescaped: DeliveryRepository.proofJoin)
             WHERE d.reference = \(reference)::text
             """)
         guard let row = result.first else { return nil }
-        let (ink, renderOptionsJSON) = try row.decode(([UInt8], String).self)
-        return StoredInk(ink: ink, renderOptionsJSON: renderOptionsJSON)
+        let (ink, renderOptionsJSON, pointCount) = try row.decode(([UInt8], String, Int).self)
+        return StoredInk(ink: ink, renderOptionsJSON: renderOptionsJSON, pointCount: pointCount)
     }
 }

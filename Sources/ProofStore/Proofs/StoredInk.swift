@@ -4,4 +4,6 @@ public struct StoredInk: Sendable, Equatable {
     public var ink: [UInt8]
     /// The render options used for the stored PNG (JSON).
     public var renderOptionsJSON: String
+    /// Points in the ink, as stored with the proof (how much work a re-render is).
+    public var pointCount: Int
 }
