@@ -95,7 +95,9 @@ public final class CPUWorkPool: Sendable {
     /// The one bucket of ``heavyTotal``.
     static let heavyBucket = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 
-    /// The default ``heavyShare``: a twentieth of the cores (a tenth of a core on two): no real signature is heavy, and the storage of a heavy upload (hundreds of kilobytes into PostgreSQL) is not charged to it.
+    /// The default ``heavyShare``: a twentieth of the cores (a tenth of a core on two). No real
+    /// signature is heavy, and the storage of a heavy upload (hundreds of kilobytes into
+    /// PostgreSQL) is not charged to it, so the share is kept small.
     public static let defaultHeavyShare = 0.05 * Double(cores)
 
     /// A pool admitting `queueLimit` jobs at once, `perKeyLimit` per key, and running `perKeyRunning`
