@@ -135,12 +135,10 @@ public final class CPUWorkPool: Sendable {
             let result = Result { try work() }
             return (result, CPUBudget.threadSeconds() - start)
         }
-        if let key {
-            budget.charge(key, seconds: seconds)
-            if weight == .heavy {
-                heavyPerKey.charge(key, seconds: seconds)
-                heavyTotal.charge(Self.heavyBucket, seconds: seconds)
-            }
+        if let key { budget.charge(key, seconds: seconds) }
+        if heavy, let key {
+            heavyPerKey.charge(key, seconds: seconds)
+            heavyTotal.charge(Self.heavyBucket, seconds: seconds)
         }
         return try result.get()
     }
@@ -150,16 +148,18 @@ public final class CPUWorkPool: Sendable {
     /// key). Callers ask before reading a large body, so a refused client does not get to send it.
     public func heavyRefusal(for key: UUID?) -> ServiceError? {
         guard let key else { return nil }
-        if state.withLock({ $0.keys[key]?.heavy ?? 0 }) > 0 {
-            return ServiceError(.unavailable, code: "busy", detail: "Large inputs are rendered one at a time per API key; retry shortly.",
-                                retryAfterSeconds: 1)
-        }
+        if state.withLock({ $0.keys[key]?.heavy ?? 0 }) > 0 { return Self.heavyTaken }
         let wait = [heavyPerKey.retryAfter(key), heavyTotal.retryAfter(Self.heavyBucket)].compactMap { $0 }.max()
         guard let wait else { return nil }
         return ServiceError(.unavailable, code: "busy",
                             detail: "Large inputs have used their share of the server's CPU; retry later (ordinary signatures are not affected).",
                             retryAfterSeconds: max(1, Int(wait.rounded(.up))))
     }
+
+    /// 503 `busy` for a heavy job while its key has one already, or every heavy place is taken.
+    private static let heavyTaken = ServiceError(.unavailable, code: "busy",
+                                                 detail: "Large inputs are rendered one at a time per API key; retry shortly.",
+                                                 retryAfterSeconds: 1)
 
     /// Jobs waiting or running now (for tests and metrics).
     public var inFlight: Int { state.withLock { $0.admitted } }
@@ -174,10 +174,7 @@ public final class CPUWorkPool: Sendable {
                 let entry = state.keys[key, default: KeyState()]
                 guard entry.admitted < perKeyLimit else { return busy }
                 if heavy {
-                    guard entry.heavy == 0, state.heavy < heavyLimit else {
-                        return ServiceError(.unavailable, code: "busy", detail: "Large inputs are rendered one at a time per API key; retry shortly.",
-                                            retryAfterSeconds: 1)
-                    }
+                    guard entry.heavy == 0, state.heavy < heavyLimit else { return Self.heavyTaken }
                     state.keys[key, default: KeyState()].heavy += 1
                     state.heavy += 1
                 }
