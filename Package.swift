@@ -219,7 +219,7 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "CLibPQ", "TestSupport"], swiftSettings: strict),
-        .target(name: "TestSupport", dependencies: ["Postgres", "ProofStore"], path: "Tests/TestSupport", swiftSettings: strict),
+        .target(name: "TestSupport", dependencies: ["Cryptography", "Postgres", "ProofStore"], path: "Tests/TestSupport", swiftSettings: strict),
         .testTarget(name: "ProofServiceTests", dependencies: ["ProofService", "SignatureKit", "TestSupport", "Archive", "CZlib"], swiftSettings: strict),
         .testTarget(name: "WebhooksTests", dependencies: ["Webhooks", "ProofStore", "Postgres", "TestSupport", "Cryptography"], swiftSettings: strict),
         // Runs the built `countersign` binary (key custody: export, verify, serve refusing to start).

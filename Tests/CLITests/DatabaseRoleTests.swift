@@ -10,12 +10,12 @@ import TestSupport
                 "needs `make test` (TEST_DATABASE_URL as the runtime role, TEST_DATABASE_OWNER_URL)"))
 struct DatabaseRoleTests {
     /// Starts `serve` as `url` with a generated checkpoint key; returns its run (it is expected to exit).
-    static func serve(as url: String, in folder: URL, _ extra: [String: String] = [:]) throws -> KeyCustodyTests.Run {
-        try KeyCustodyTests.run(["serve", "--no-metrics"],
-                                environment: ["DATABASE_URL": url, "HOST": "127.0.0.1", "PORT": String(try KeyCustodyTests.freePort()),
-                                              "CHECKPOINT_KEY_GENERATE": "true", "DATA_DIR": folder.appendingPathComponent("data").path,
-                                              "MIGRATIONS_DIR": ScratchDatabase.migrationsDirectory.path].merging(extra) { $1 },
-                                in: folder, timeout: 60)
+    static func serve(as url: String, in folder: URL, _ extra: [String: String] = [:]) async throws -> KeyCustodyTests.Run {
+        try await KeyCustodyTests.run(["serve", "--no-metrics"],
+                                      environment: ["DATABASE_URL": url, "HOST": "127.0.0.1", "PORT": String(try KeyCustodyTests.freePort()),
+                                                    "CHECKPOINT_KEY_GENERATE": "true", "DATA_DIR": folder.appendingPathComponent("data").path,
+                                                    "MIGRATIONS_DIR": ScratchDatabase.migrationsDirectory.path].merging(extra) { $1 },
+                                      in: folder, timeout: 120)
     }
 
     /// Runs `body` with a new scratch database, dropped afterwards whether `body` returned or threw.
@@ -34,18 +34,18 @@ struct DatabaseRoleTests {
     func migrateThenKeys() async throws {
         try await Self.withScratch(prefix: "cli_roles", migrate: false) { scratch in
             try await KeyCustodyTests.withFolder { folder in
-                let migrated = try KeyCustodyTests.run(["migrate", "--runtime-role", scratch.runtimeRole],
-                                                       environment: ["MIGRATION_DATABASE_URL": scratch.ownerURL,
-                                                                     "MIGRATIONS_DIR": ScratchDatabase.migrationsDirectory.path], in: folder)
+                let migrated = try await KeyCustodyTests.run(["migrate", "--runtime-role", scratch.runtimeRole],
+                                                             environment: ["MIGRATION_DATABASE_URL": scratch.ownerURL,
+                                                                           "MIGRATIONS_DIR": ScratchDatabase.migrationsDirectory.path], in: folder)
                 #expect(migrated.status == 0, "\(migrated.errors)")
                 #expect(migrated.output.contains("runtime role: \(scratch.runtimeRole) privileges granted"), "\(migrated.output)")
-                let created = try KeyCustodyTests.run(["keys", "create", "--role", "admin", "--name", "roles test"],
-                                                      environment: ["DATABASE_URL": scratch.url], in: folder)
+                let created = try await KeyCustodyTests.run(["keys", "create", "--role", "admin", "--name", "roles test"],
+                                                            environment: ["DATABASE_URL": scratch.url], in: folder)
                 #expect(created.status == 0, "\(created.errors)")
-                let listed = try KeyCustodyTests.run(["keys", "list"], environment: ["DATABASE_URL": scratch.url], in: folder)
+                let listed = try await KeyCustodyTests.run(["keys", "list"], environment: ["DATABASE_URL": scratch.url], in: folder)
                 let id = try #require(listed.output.split(separator: "\n").dropFirst().first?.split(separator: "\t").first.map(String.init),
                                       "\(listed.output) \(listed.errors)")
-                let revoked = try KeyCustodyTests.run(["keys", "revoke", id], environment: ["DATABASE_URL": scratch.url], in: folder)
+                let revoked = try await KeyCustodyTests.run(["keys", "revoke", id], environment: ["DATABASE_URL": scratch.url], in: folder)
                 #expect(revoked.status == 0 && revoked.output.contains("revoked \(id)"), "\(revoked.output) \(revoked.errors)")
             }
         }
@@ -55,7 +55,7 @@ struct DatabaseRoleTests {
     func serveRefusesTheOwner() async throws {
         try await Self.withScratch(prefix: "cli_owner") { scratch in
             try await KeyCustodyTests.withFolder { folder in
-                let run = try Self.serve(as: scratch.ownerURL, in: folder)
+                let run = try await Self.serve(as: scratch.ownerURL, in: folder)
                 #expect(run.status != 0)
                 let lines = run.errors.split(separator: "\n").filter { $0.contains("could rewrite or remove evidence") }
                 #expect(lines.count == 1, "\(run.errors)")
@@ -70,7 +70,7 @@ struct DatabaseRoleTests {
         try await Self.withScratch(prefix: "cli_super") { scratch in
             let adminURL = try #require(scratch.adminURL, "TEST_DATABASE_ADMIN_URL")
             try await KeyCustodyTests.withFolder { folder in
-                let run = try Self.serve(as: adminURL, in: folder)
+                let run = try await Self.serve(as: adminURL, in: folder)
                 #expect(run.status != 0)
                 #expect(run.errors.contains("it is a superuser") && run.errors.contains("could rewrite or remove evidence"), "\(run.errors)")
             }
@@ -81,7 +81,7 @@ struct DatabaseRoleTests {
     func serveRefusesPendingMigrations() async throws {
         try await Self.withScratch(prefix: "cli_pending", migrate: false) { scratch in
             try await KeyCustodyTests.withFolder { folder in
-                let run = try Self.serve(as: scratch.url, in: folder)
+                let run = try await Self.serve(as: scratch.url, in: folder)
                 #expect(run.status != 0)
                 #expect(run.errors.contains("run `countersign migrate` as the owner"), "\(run.errors)")
             }

@@ -23,8 +23,11 @@ struct KeyCustodyTests {
     }
 
     /// Runs the binary with exactly `environment` (plus PATH), in `directory`, killing it after `timeout` seconds.
+    /// The timeout only guards against a hang: CI runs on a busy machine where `migrate` alone has
+    /// taken close to a minute while the other suites migrate their own databases. The wait polls
+    /// with `Task.sleep` so it never holds one of the test runner's cooperative threads.
     static func run(_ arguments: [String], environment: [String: String] = [:], in directory: URL,
-                    timeout: Double = 60) throws -> Run {
+                    timeout: Double = 300) async throws -> Run {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
@@ -35,7 +38,7 @@ struct KeyCustodyTests {
         process.standardError = errors
         try process.run()
         let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        while process.isRunning, Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
         if process.isRunning {
             process.terminate()
             process.waitUntilExit()
@@ -65,8 +68,8 @@ struct KeyCustodyTests {
     @Test("export from an empty folder without CHECKPOINT_KEY_FILE fails and creates nothing (even with CHECKPOINT_KEY_GENERATE)")
     func exportNeverGenerates() async throws {
         try await Self.withFolder { folder in
-            let run = try Self.run(["export", "-o", "out.zip"], environment: ["DATABASE_URL": Self.unreachableDatabase,
-                                                                           "CHECKPOINT_KEY_GENERATE": "true"], in: folder)
+            let run = try await Self.run(["export", "-o", "out.zip"], environment: ["DATABASE_URL": Self.unreachableDatabase,
+                                                                                 "CHECKPOINT_KEY_GENERATE": "true"], in: folder)
             #expect(run.status != 0)
             #expect(run.errors.contains("CHECKPOINT_KEY_FILE"), "\(run.errors)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty, "no .data, no key, no bundle")
@@ -76,9 +79,9 @@ struct KeyCustodyTests {
     @Test("serve without CHECKPOINT_KEY_FILE or CHECKPOINT_KEY_GENERATE refuses to start with one line naming both")
     func serveRefuses() async throws {
         try await Self.withFolder { folder in
-            let run = try Self.run(["serve", "--no-migrate", "--no-metrics"],
-                                   environment: ["DATABASE_URL": Self.unreachableDatabase, "HOST": "127.0.0.1", "PORT": String(try Self.freePort())],
-                                   in: folder, timeout: 30)
+            let run = try await Self.run(["serve", "--no-migrate", "--no-metrics"],
+                                         environment: ["DATABASE_URL": Self.unreachableDatabase, "HOST": "127.0.0.1", "PORT": String(try Self.freePort())],
+                                         in: folder, timeout: 120)
             #expect(run.status != 0)
             let lines = run.errors.split(separator: "\n").filter { $0.contains("CHECKPOINT_KEY_FILE") }
             #expect(lines.count == 1 && lines[0].contains("CHECKPOINT_KEY_GENERATE=true"), "\(run.errors)")
@@ -122,7 +125,7 @@ struct KeyCustodyTests {
         try await Self.withFolder { folder in
             let scratch = try await ScratchDatabase.create(prefix: "custody")
             do {
-                try Self.checkPins(folder, scratch)
+                try await Self.checkPins(folder, scratch)
             } catch {
                 await scratch.drop()
                 throw error
@@ -131,35 +134,35 @@ struct KeyCustodyTests {
         }
     }
 
-    static func checkPins(_ folder: URL, _ scratch: ScratchDatabase) throws {
+    static func checkPins(_ folder: URL, _ scratch: ScratchDatabase) async throws {
         // Two keys, as after a rotation: `old` signed old.zip, `new` signed new.zip.
         let (old, new) = (try Ed25519PrivateKey.generate(), try Ed25519PrivateKey.generate())
         for (name, key) in [("old", old), ("new", new)] {
             try Data(try key.pemRepresentation().utf8).write(to: folder.appendingPathComponent("\(name).pem"))
             try Data(try key.publicKey.pemRepresentation().utf8).write(to: folder.appendingPathComponent("\(name).pub.pem"))
-            let export = try Self.run(["export", "-o", "\(name).zip"],
-                                      environment: ["DATABASE_URL": scratch.url, "CHECKPOINT_KEY_FILE": folder.appendingPathComponent("\(name).pem").path],
-                                      in: folder)
+            let export = try await Self.run(["export", "-o", "\(name).zip"],
+                                            environment: ["DATABASE_URL": scratch.url, "CHECKPOINT_KEY_FILE": folder.appendingPathComponent("\(name).pem").path],
+                                            in: folder)
             #expect(export.status == 0, "\(export.errors)")
             #expect(export.output.contains(key.publicKey.keyID), "\(export.output)")
         }
         let (oldHex, newHex) = (old.publicKey.rawRepresentation.hexString, new.publicKey.rawRepresentation.hexString)
 
-        let unpinned = try Self.run(["verify", "old.zip"], in: folder)
+        let unpinned = try await Self.run(["verify", "old.zip"], in: folder)
         #expect(unpinned.status == 2)
         #expect(unpinned.errors.contains("not pinned") && unpinned.errors.contains("--trust-embedded-key"), "\(unpinned.errors)")
-        let database = try Self.run(["verify", "--database", "--database-url", scratch.url], in: folder)
+        let database = try await Self.run(["verify", "--database", "--database-url", scratch.url], in: folder)
         #expect(database.status == 2 && database.errors.contains("not pinned"), "\(database.errors)")
 
-        let embedded = try Self.run(["verify", "old.zip", "--trust-embedded-key"], in: folder)
+        let embedded = try await Self.run(["verify", "old.zip", "--trust-embedded-key"], in: folder)
         #expect(embedded.status == 0, "\(embedded.output)\(embedded.errors)")
         #expect(embedded.errors.contains("WARNING: SIGNER NOT CHECKED"), "\(embedded.errors)")
 
         // new.zip is what a fresh key produces: with only the old key pinned it fails, naming the new key's id.
-        let fresh = try Self.run(["verify", "new.zip", "--public-key", oldHex], in: folder)
+        let fresh = try await Self.run(["verify", "new.zip", "--public-key", oldHex], in: folder)
         #expect(fresh.status == 1)
         #expect(fresh.output.contains("INVALID public_key.pem") && fresh.output.contains(new.publicKey.keyID), "\(fresh.output)")
-        let freshCheckpoint = try Self.run(["verify", "--database", "--database-url", scratch.url, "--public-key", oldHex], in: folder)
+        let freshCheckpoint = try await Self.run(["verify", "--database", "--database-url", scratch.url, "--public-key", oldHex], in: folder)
         #expect(freshCheckpoint.status == 1)
         #expect(freshCheckpoint.output.contains("checkpoint_untrusted_key") && freshCheckpoint.output.contains(new.publicKey.keyID),
                 "\(freshCheckpoint.output)")
@@ -174,11 +177,11 @@ struct KeyCustodyTests {
         ]
         for (options, environment) in pinnings {
             for bundle in ["old.zip", "new.zip"] {
-                let run = try Self.run(["verify", bundle] + options, environment: environment, in: folder)
+                let run = try await Self.run(["verify", bundle] + options, environment: environment, in: folder)
                 #expect(run.status == 0 && run.output.contains("signer trusted"), "\(bundle) \(options) \(environment): \(run.output)\(run.errors)")
                 #expect(!run.errors.contains("WARNING"))
             }
-            let run = try Self.run(["verify", "--database", "--database-url", scratch.url] + options, environment: environment, in: folder)
+            let run = try await Self.run(["verify", "--database", "--database-url", scratch.url] + options, environment: environment, in: folder)
             #expect(run.status == 0, "\(options) \(environment): \(run.output)\(run.errors)")
         }
     }

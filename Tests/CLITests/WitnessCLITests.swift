@@ -73,13 +73,13 @@ struct WitnessCLITests {
         #expect(!files.isEmpty && files.count == stored, "\(String(decoding: log.fileHandleForReading.availableData, as: UTF8.self))")
 
         let pin = ["--public-key", key.publicKey.rawRepresentation.hexString]
-        let full = try KeyCustodyTests.run(["verify", "--database", "--database-url", scratch.url, "--checkpoints", witness.path] + pin,
-                                           in: folder)
+        let full = try await KeyCustodyTests.run(["verify", "--database", "--database-url", scratch.url, "--checkpoints", witness.path] + pin,
+                                                 in: folder)
         #expect(full.status == 0, "\(full.output)\(full.errors)")
         #expect(full.output.contains("witnessed checkpoints: \(files.count) checked") && full.output.contains("unwitnessed window: 0 events"),
                 "\(full.output)")
-        let incremental = try KeyCustodyTests.run(["verify", "--database", "--database-url", scratch.url, "--checkpoints", witness.path,
-                                                   "--from-checkpoint", "--json"] + pin, in: folder)
+        let incremental = try await KeyCustodyTests.run(["verify", "--database", "--database-url", scratch.url, "--checkpoints", witness.path,
+                                                         "--from-checkpoint", "--json"] + pin, in: folder)
         #expect(incremental.status == 0, "\(incremental.output)\(incremental.errors)")
         #expect(incremental.output.contains(#""started_after":"\#(files[files.count - 1])""#) && incremental.output.contains(#""count":0"#),
                 "\(incremental.output)")
@@ -93,8 +93,8 @@ struct WitnessCLITests {
                 }
             }
         }
-        let tampered = try KeyCustodyTests.run(["verify", "--database", "--database-url", scratch.url, "--checkpoints", witness.path] + pin,
-                                               in: folder)
+        let tampered = try await KeyCustodyTests.run(["verify", "--database", "--database-url", scratch.url, "--checkpoints", witness.path] + pin,
+                                                     in: folder)
         #expect(tampered.status == 1)
         #expect(tampered.output.contains("witness_checkpoint_missing") && tampered.output.contains("witness:\(files[0])"), "\(tampered.output)")
     }
