@@ -16,6 +16,8 @@
 # The load generator, the server and PostgreSQL share the machine, as the issue asks.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# wrk drives the load; a fresh machine gets it the way it gets every other package.
+command -v wrk >/dev/null || COUNTERSIGN_EXTRA_PACKAGES=wrk scripts/deps.sh >&2
 seconds="${1:-60}"
 port="${BENCH_PORT:-$(python3 scripts/free-port.py)}"
 corpus="${COUNTERSIGN_CORPUS:-../shared/corpus}"

@@ -14,6 +14,8 @@
 # free port and is stopped at the end.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# wrk drives the load; a fresh machine gets it the way it gets every other package.
+command -v wrk >/dev/null || COUNTERSIGN_EXTRA_PACKAGES=wrk scripts/deps.sh >&2
 seconds="${1:-600}"
 connections="${2:-8}"
 corpus="${COUNTERSIGN_CORPUS:-../shared/corpus}"

@@ -24,6 +24,8 @@
 # it to start again.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# wrk drives the load; a fresh machine gets it the way it gets every other package.
+command -v wrk >/dev/null || COUNTERSIGN_EXTRA_PACKAGES=wrk scripts/deps.sh >&2
 target="${1:-200000}"
 seconds="${2:-20}"
 corpus="${COUNTERSIGN_CORPUS:-../shared/corpus}"

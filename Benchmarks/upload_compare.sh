@@ -19,6 +19,8 @@
 # and served with it as MIGRATIONS_DIR, and the sides do not swap.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# wrk drives the load; a fresh machine gets it the way it gets every other package.
+command -v wrk >/dev/null || COUNTERSIGN_EXTRA_PACKAGES=wrk scripts/deps.sh >&2
 binaries=("$1"); shift
 if [ $# -gt 0 ] && [ -x "$1" ]; then binaries+=("$1"); shift; fi
 seconds="${1:-30}"; rounds="${2:-4}"

@@ -10,6 +10,8 @@
 # Everything on 127.0.0.1 with free ports; clusters in .data/whbench1 and .data/whbench2.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# wrk drives the load; a fresh machine gets it the way it gets every other package.
+command -v wrk >/dev/null || COUNTERSIGN_EXTRA_PACKAGES=wrk scripts/deps.sh >&2
 binary="$1"; seconds="${2:-20}"; rounds="${3:-2}"
 slow="${SLOW_SECONDS:-2}"
 corpus="${COUNTERSIGN_CORPUS:-../shared/corpus}"
