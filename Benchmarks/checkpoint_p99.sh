@@ -8,6 +8,7 @@
 # checkpoint log lines (log_checkpoints), so a latency spike can be matched with a checkpoint.
 #
 #   Benchmarks/checkpoint_p99.sh [SECONDS] [CONNECTIONS]        (defaults 600 and 8)
+#   CHECKPOINT_RUNS=local,frequent Benchmarks/checkpoint_p99.sh  (which configurations, in order)
 #
 # Environment: BENCH_BINARY (default: `swift build -c release` here), COUNTERSIGN_CORPUS (default
 # ../shared/corpus; synthetic signatures without it). The cluster lives in .data/checkpoint on a
@@ -70,5 +71,14 @@ run() {  # run LABEL "PG OPTIONS"
     $PG stop >/dev/null
 }
 
-run "PostgreSQL defaults" "-c checkpoint_timeout=5min -c checkpoint_completion_target=0.9 -c max_wal_size=1GB -c min_wal_size=80MB -c wal_compression=off"
-run "scripts/pg.sh settings" ""
+# CHECKPOINT_RUNS picks and orders the configurations (default: defaults,local). `frequent` is the
+# local settings with a checkpoint every 2 minutes: a 10-minute run then spans several complete
+# checkpoints, which the local settings' 10-minute interval alone would not.
+for which in $(tr ',' ' ' <<<"${CHECKPOINT_RUNS:-defaults,local}"); do
+    case "$which" in
+        defaults) run "PostgreSQL defaults" "-c checkpoint_timeout=5min -c checkpoint_completion_target=0.9 -c max_wal_size=1GB -c min_wal_size=80MB -c wal_compression=off" ;;
+        local) run "scripts/pg.sh settings" "" ;;
+        frequent) run "scripts/pg.sh settings, checkpoint every 2 min" "-c checkpoint_timeout=2min" ;;
+        *) echo "checkpoint_p99: unknown run '$which' (defaults, local, frequent)" >&2; exit 2 ;;
+    esac
+done
