@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The service at growing size (issue 23, item 7): a private PostgreSQL cluster (its own folder and a
-# free port) grown to N proofs, and at each step (25k, 50k, 100k, 200k, … doubling, then N):
+# free port) grown to N proofs, and at each step (the 640 seeds, 25k, 50k, 100k, 200k, … doubling, then N):
 #   - upload rate and p50/p99 over HTTP (wrk -t1 -c8, real SVC2004 signatures, one proof per delivery),
-#   - `countersign verify --database`: wall time and peak RSS,
+#   - `countersign verify --database --from-checkpoint` over those uploads' events (a checkpoint is
+#     witnessed just before them), then the full `verify --database`: wall time and peak RSS,
 #   - `countersign export` of the last 24 hours (SCALE_EXPORT_HOURS) as a ZIP: proofs/s, MB/s, peak RSS,
 #   - search latency p50/p95/p99 (Benchmarks/search_latency.py: world, country, city, antimeridian and
 #     sparse bbox, near, q, flag; 200 requests each, one at a time, paging every tenth request).
@@ -59,12 +60,23 @@ token="$(DATABASE_URL="$url" "$binary" keys create --role admin --name "scale $$
 openssl genpkey -algorithm ed25519 -out "$work/checkpoint.pem" 2>/dev/null
 export CHECKPOINT_KEY_FILE="$work/checkpoint.pem"
 
-serve() {  # serve BINARY
-    env DATABASE_URL="$url" PORT="$port" HOST=127.0.0.1 LOG_LEVEL=warning RATE_LIMIT_PER_SECOND=0 "$1" serve \
+mkdir -p "$work/witness"
+serve() {  # serve BINARY; scheduled checkpoints only while $checkpoint_interval is set (witness_now)
+    env DATABASE_URL="$url" PORT="$port" HOST=127.0.0.1 LOG_LEVEL=warning RATE_LIMIT_PER_SECOND=0 \
+        CHECKPOINT_WITNESS_DIR="$work/witness" CHECKPOINT_INTERVAL_SECONDS="${checkpoint_interval:-0}" "$1" serve \
         >"$work/server.log" 2>&1 &
     server=$!
     for _ in $(seq 1 300); do curl -fs --max-time 2 "http://127.0.0.1:$port/readyz" >/dev/null && return; sleep 0.1; done
     echo "scale: the server did not become ready" >&2; cat "$work/server.log" >&2; exit 1
+}
+# A witnessed checkpoint of everything stored so far, so that the incremental verification after
+# the measured uploads walks exactly those: the server runs with a 1 s schedule until a new
+# witness file appears, then serves on with none.
+witness_now() {  # witness_now BINARY
+    local before; before="$(ls "$work/witness" | wc -l)"
+    stop_server; checkpoint_interval=1 serve "$1"
+    for _ in $(seq 1 150); do [ "$(ls "$work/witness" | wc -l)" -gt "$before" ] && break; sleep 0.2; done
+    stop_server; serve "$1"
 }
 # Bulk growth writes as the owner (it sets sequences and copies audit rows the runtime role may not).
 sql() { psql -X -tAq -v ON_ERROR_STOP=1 "$($PG owner-url countersign_scale)" "$@"; }
@@ -85,7 +97,7 @@ fi
 anchor="$(sql -c "SELECT coalesce(min(created_at), now()) FROM deliveries WHERE reference LIKE 'SEED-%'")"
 
 steps=()
-for step in 25000 50000 100000 200000 400000 800000 1600000 3200000; do
+for step in 0 25000 50000 100000 200000 400000 800000 1600000 3200000; do
     [ "$step" -lt "$target" ] && steps+=("$step")
 done
 steps+=("$target")
@@ -102,10 +114,16 @@ for step in "${steps[@]}"; do
     sql -c "INSERT INTO deliveries (reference, recipient_name, address, destination_lat, destination_lon)
             SELECT '$prefix' || g, 'Measured Recipient', 'Measured Street', 52.52, 13.405 FROM generate_series(0, 60000) g
             ON CONFLICT DO NOTHING"
-    [ "$search_binary" = "$binary" ] || { stop_server; serve "$binary"; }
+    witness_now "$binary"
     echo "-- uploads (wrk -t1 -c8 -d${seconds}s)"
     wrk -t1 -c8 -d"${seconds}s" --latency -s Benchmarks/upload.lua "http://127.0.0.1:$port" -- "$work/bodies.jsonl" "$token" "$prefix" \
         | grep -E "Requests/sec|^ +(50|99)%|Non-2xx" | sed 's/^/   /'
+    echo "-- verify --database --from-checkpoint (the uploads' events, after the witnessed checkpoint)"
+    timed env DATABASE_URL="$url" "$binary" verify --database --checkpoints "$work/witness" --from-checkpoint --trust-embedded-key \
+        >"$work/verify.txt" 2>&1 || true
+    read -r elapsed rss < <(tail -n 1 "$work/time")
+    echo "   $elapsed s, peak RSS $((rss / 1024)) MB:"
+    grep -v WARNING "$work/verify.txt" | tail -n 3 | cut -c1-220 | sed 's/^/     /' 
     echo "-- verify --database"
     timed env DATABASE_URL="$url" "$binary" verify --database --trust-embedded-key --json >"$work/verify.json" 2>&1 || true
     read -r elapsed rss < <(tail -n 1 "$work/time")

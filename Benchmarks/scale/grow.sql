@@ -23,7 +23,8 @@ SELECT 'B-' || g,
        CASE WHEN g % 20 <> 0 THEN lat END, CASE WHEN g % 20 <> 0 THEN lon END,
        'delivered', t, t + interval '1 hour', t + interval '1 hour'
 FROM (
-    SELECT g, :'anchor'::timestamptz - (:target - g) * (interval '20 days' / :target) AS t,
+    -- Delivered (t + 1 hour) no later than :anchor, before anything the service records itself.
+    SELECT g, :'anchor'::timestamptz - interval '1 hour' - (:target - g) * (interval '20 days' / :target) AS t,
            greatest(-90, least(90, CASE WHEN r < 0.85 THEN c.lat + 0.15 * (random() + random() + random() - 1.5) ELSE -60 + 130 * random() END)) AS lat,
            CASE WHEN r < 0.85 THEN ((c.lon + 0.2 * (random() + random() + random() - 1.5) + 540)::numeric % 360 - 180)::float8
                 ELSE -180 + 359.999 * random() END AS lon
@@ -62,5 +63,12 @@ FROM (
     WHERE d.reference LIKE 'B-%' AND d.seq > :before
 ) e(t, k, role, action, subject, details)
 ORDER BY t, k;
+-- Each chain's head moves to its newest grown event, so the service's next appends link to it and a
+-- checkpoint signed now covers the grown history (scale.sh's incremental verification starts
+-- there). Heads only move forward (0009's trigger); the grown events are still not chain-valid.
+UPDATE audit_chains c SET head_seq = h.seq, head_hash = h.hash
+FROM (SELECT DISTINCT ON (e.chain) e.chain, e.seq, e.hash FROM audit_events e
+      WHERE e.seq > (SELECT min(head_seq) FROM audit_chains) ORDER BY e.chain, e.seq DESC) h
+WHERE c.chain = h.chain AND h.seq > c.head_seq;
 VACUUM ANALYZE deliveries;
 VACUUM ANALYZE proofs;
