@@ -9,6 +9,7 @@
 #
 #   Benchmarks/checkpoint_p99.sh [SECONDS] [CONNECTIONS]        (defaults 600 and 8)
 #   CHECKPOINT_RUNS=local,frequent Benchmarks/checkpoint_p99.sh  (which configurations, in order)
+#   CHECKPOINT_SLOW_MS=100 …      also list statements slower than 100 ms and autovacuum runs, by minute
 #
 # Environment: BENCH_BINARY (default: `swift build -c release` here), COUNTERSIGN_CORPUS (default
 # ../shared/corpus; synthetic signatures without it). The cluster lives in .data/checkpoint on a
@@ -38,7 +39,11 @@ python3 Benchmarks/api_load.py --mode bodies --out "$work/bodies.jsonl" --token 
 export MIGRATIONS_DIR="$PWD/migrations"
 
 run() {  # run LABEL "PG OPTIONS"
-    export COUNTERSIGN_PG_PORT="$(python3 scripts/free-port.py)" COUNTERSIGN_PG_OPTIONS="-c log_checkpoints=on $2"
+    # CHECKPOINT_SLOW_MS: also log every statement slower than that and every autovacuum run, and
+    # print them after the checkpoints, so a latency spike can be placed (database or not).
+    local slow=""
+    [ -z "${CHECKPOINT_SLOW_MS:-}" ] || slow="-c log_min_duration_statement=${CHECKPOINT_SLOW_MS} -c log_autovacuum_min_duration=0"
+    export COUNTERSIGN_PG_PORT="$(python3 scripts/free-port.py)" COUNTERSIGN_PG_OPTIONS="-c log_checkpoints=on $slow $2"
     $PG stop >/dev/null 2>&1 || true
     $PG start >&2
     $PG createdb countersign_checkpoint --fresh >&2
@@ -67,6 +72,11 @@ run() {  # run LABEL "PG OPTIONS"
         || pg_size_pretty(pg_current_wal_lsn() - '$lsn'::pg_lsn) || ', ' || round((pg_current_wal_lsn() - '$lsn'::pg_lsn) / greatest($uploads, 1) / 1024.0, 1)
         || ' KB per upload (' || $uploads || ' uploads)' FROM pg_stat_bgwriter"
     tail -n +"$((log_start + 1))" "$log" | grep -E "checkpoint (starting|complete)" | sed 's/^/   /' | cut -c1-220 || true
+    if [ -n "$slow" ]; then
+        echo "   statements over ${CHECKPOINT_SLOW_MS} ms: $(tail -n +"$((log_start + 1))" "$log" | grep -c "duration:" || true); per minute:"
+        tail -n +"$((log_start + 1))" "$log" | grep "duration:" | cut -c1-16 | uniq -c | sed 's/^/     /' || true
+        tail -n +"$((log_start + 1))" "$log" | grep -E "automatic (vacuum|analyze)" | sed 's/^/   /' | cut -c1-160 || true
+    fi
     stop_server
     $PG stop >/dev/null
 }

@@ -121,16 +121,19 @@ struct MigrationRunnerTests {
 
 @Suite("Migration files")
 struct MigrationFileTests {
-    private func directory(with files: [String: String]) throws -> URL {
+    /// Runs `body` with a new folder holding `files`, and removes the folder afterwards.
+    private func withDirectory<T>(_ files: [String: String], _ body: (URL) throws -> T) throws -> T {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("migrations-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
         for (name, text) in files { try text.write(to: folder.appendingPathComponent(name), atomically: true, encoding: .utf8) }
-        return folder
+        return try body(folder)
     }
 
     @Test func loadsInNumericOrderAndIgnoresOtherFiles() throws {
-        let folder = try directory(with: ["0010_b.sql": "SELECT 2;", "0002_a.sql": "SELECT 1;", "README.md": "notes"])
-        let loaded = try Migration.load(from: folder)
+        let loaded = try withDirectory(["0010_b.sql": "SELECT 2;", "0002_a.sql": "SELECT 1;", "README.md": "notes"]) {
+            try Migration.load(from: $0)
+        }
         #expect(loaded.map(\.version) == [2, 10])
         #expect(loaded.map(\.name) == ["0002_a", "0010_b"])
         #expect(loaded[0].checksum == "17db4fd369edb9244b9f91d9aeed145c3d04ad8ba6e95d06247f07a63527d11a")  // sha256 of "SELECT 1;"
@@ -139,10 +142,10 @@ struct MigrationFileTests {
 
     @Test func rejectsBadNamesAndDuplicateVersions() throws {
         #expect(throws: MigrationError.badFileName("init.sql")) {
-            try Migration.load(from: try directory(with: ["init.sql": "SELECT 1;"]))
+            try withDirectory(["init.sql": "SELECT 1;"]) { try Migration.load(from: $0) }
         }
         #expect(throws: MigrationError.self) {
-            try Migration.load(from: try directory(with: ["0001_a.sql": "SELECT 1;", "001_b.sql": "SELECT 2;"]))
+            try withDirectory(["0001_a.sql": "SELECT 1;", "001_b.sql": "SELECT 2;"]) { try Migration.load(from: $0) }
         }
     }
 }

@@ -84,12 +84,9 @@ extension AuditVerifier {
     /// after `seq` (a proof received after a checkpoint was signed has its event after it).
     func checkEveryProofHasOneEvent(in session: PostgresSession, since: (micros: Int64, seq: Int64) = (0, 0)) async throws -> AuditBreak? {
         let receivedFrom = AuditTimestamp(micros: since.micros)
-        if let row = try await session.query("""
-            SELECT p.id::text AS id, d.reference::text AS reference FROM proofs p JOIN deliveries d ON d.id = p.delivery_id
-            WHERE p.received_at >= \(receivedFrom) AND NOT EXISTS (SELECT 1 FROM audit_events e
-                WHERE e.seq > \(since.seq) AND e.action = 'proof_recorded' AND e.details ->> 'proof_id' = p.id::text)
-            LIMIT 1
-            """).first {
+        if let row = try await Self.withoutNestedLoops(in: session, {
+            try await session.query(Self.proofWithoutEvent(receivedFrom: receivedFrom, afterSeq: since.seq)).first
+        }) {
             let id: String = try row.decode("id")
             return AuditBreak(seq: 0, kind: .proofWithoutEvent, expected: "a proof_recorded event", found: "none",
                               subject: "delivery:" + (try row.decode(String.self, "reference")), proofID: id)
@@ -102,6 +99,28 @@ extension AuditVerifier {
                               found: "two or more", subject: try row.decode("subject"), proofID: try row.decode("id"))
         }
         return nil
+    }
+
+    /// A proof received from `receivedFrom` on without a `proof_recorded` event after `afterSeq`, if any.
+    static func proofWithoutEvent(receivedFrom: AuditTimestamp, afterSeq: Int64) -> PostgresQuery {
+        """
+        SELECT p.id::text AS id, d.reference::text AS reference FROM proofs p JOIN deliveries d ON d.id = p.delivery_id
+        WHERE p.received_at >= \(receivedFrom) AND NOT EXISTS (SELECT 1 FROM audit_events e
+            WHERE e.seq > \(afterSeq) AND e.action = 'proof_recorded' AND e.details ->> 'proof_id' = p.id::text)
+        LIMIT 1
+        """
+    }
+
+    /// Runs `body`, an anti-join of every row against every event, with nested loops off for the
+    /// transaction. Under `LIMIT 1` the planner expects an early match and picks a nested loop that
+    /// compares each row with each event, but a sound database has no match to find: 36,906 proofs
+    /// took 204 s (0.18 s as a hash anti-join), and stale statistics after a busy day make the
+    /// same choice. `SET LOCAL` ends with the transaction; it is switched back as soon as `body` ends.
+    static func withoutNestedLoops<T: Sendable>(in session: PostgresSession, _ body: () async throws -> T) async throws -> T {
+        try await session.query("SET LOCAL enable_nestloop = off")
+        let value = try await body()
+        try await session.query("SET LOCAL enable_nestloop = on")
+        return value
     }
 
     /// What `countersign export --archive` writes as `since`/`until` (RFC 3339, UTC); anything else
