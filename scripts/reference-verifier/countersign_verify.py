@@ -34,6 +34,21 @@ def text(value):
     return b"\x01" + struct.pack(">I", len(data)) + data
 
 
+def details_of(details_text):
+    """An event's details as docs/audit.md reads them: one object of strings, no name twice;
+    anything else reads as no details at all (so every digest they should carry is missing)."""
+    def members(pairs):
+        names = [name for name, _ in pairs]
+        if len(set(names)) != len(names) or not all(isinstance(value, str) for _, value in pairs):
+            raise ValueError("not an object of strings with distinct names")
+        return dict(pairs)
+    try:
+        details = json.loads(details_text, object_pairs_hook=members)
+    except ValueError:
+        return {}
+    return details if isinstance(details, dict) else {}
+
+
 def number(value):
     return b"\x00" if value is None else b"\x01" + struct.pack(">d", float(value))
 
@@ -236,7 +251,7 @@ def verify_bundle(path, pinned):
                     fail(where, f"does not follow seq {last[0]} of chain {chain}")
                 last = (e["seq"], e["hash"])
                 if e["action"] == "proof_recorded":
-                    details = json.loads(e["details_text"])
+                    details = details_of(e["details_text"])
                     events[details.get("proof_id")] = (e, details)
         if heads.get(chain) != last:
             fail(files[-1], f"chain {chain} ends at {last}, but the checkpoint signs {heads.get(chain)}")
@@ -318,11 +333,11 @@ def verify_database(url, pinned):
         heads[e["chain"]] = (e["seq"], e["hash"])
         by_hash[(e["chain"], e["seq"])] = e["hash"]
         if e["action"] == "proof_recorded":
-            details = json.loads(e["details_text"])
+            details = details_of(e["details_text"])
             recorded[details.get("proof_id")] = (e, details)
         elif e["action"] in ("device_key_registered", "device_key_approved", "device_key_revoked"):
             key = devices.setdefault(e["subject"].removeprefix("device_key:"), {})
-            key[e["action"]] = (e["seq"], json.loads(e["details_text"]))
+            key[e["action"]] = (e["seq"], details_of(e["details_text"]))
     for row in rows(url, "SELECT chain, head_seq, encode(head_hash, 'hex') AS head_hash FROM audit_chains ORDER BY chain"):
         if heads.get(row["chain"], (0, "0" * 64)) != (row["head_seq"], row["head_hash"]):
             fail(f"audit_chains chain {row['chain']}", f"names seq {row['head_seq']}, the chain ends at {heads.get(row['chain'])}")

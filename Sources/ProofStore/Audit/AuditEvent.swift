@@ -66,9 +66,10 @@ public struct AuditEvent: Sendable, Equatable {
     /// When the event was appended.
     public var occurredAt: Date { Date(timeIntervalSince1970: Double(occurredAtMicros) / 1_000_000) }
 
-    /// The details as a dictionary (empty when the stored text is not a string-valued object).
+    /// The details as a dictionary (empty when the stored text is not an object of strings, or
+    /// names a member twice: ``AuditDetailsJSON/decode(_:)``).
     public var details: [String: String] {
-        (try? JSONDecoder().decode([String: String].self, from: Data(detailsJSON.utf8))) ?? [:]
+        AuditDetailsJSON.decode(detailsJSON) ?? [:]
     }
 
     /// The hash of every chain's first event's predecessor.
