@@ -96,7 +96,9 @@ struct HostileClientTests {
                 let bytes = Array(body.utf8)
                 let head = "\(method) \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(harness.tokens[role]!)\r\n"
                     + "Content-Type: application/json\r\nContent-Length: \(length ?? bytes.count)\r\n\r\n"
-                return try await RawHTTP.perform(port: port, Array(head.utf8) + bytes, timeout: 10, untilClosed: length != nil)
+                // A hang guard: the first upload renders 5,100 points on a nice-10 thread, which a
+                // loaded CI machine running the debug build and every other suite can starve for seconds.
+                return try await RawHTTP.perform(port: port, Array(head.utf8) + bytes, timeout: 120, untilClosed: length != nil)
             }
             for reference in ["COMPACT-1", "HEAVY-2", "LIGHT-1"] {
                 #expect(try await send("POST", "/v1/deliveries", .dispatcher, Samples.deliveryJSON(reference: reference)).status == 201)

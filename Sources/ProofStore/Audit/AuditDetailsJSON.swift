@@ -77,17 +77,12 @@ enum AuditDetailsJSON {
                 text.append(contentsOf: bytes[start..<at])
                 at += 1
                 guard at < bytes.count else { return nil }
-                switch bytes[at] {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): text.append(bytes[at])
-                case UInt8(ascii: "b"): text.append(0x08)
-                case UInt8(ascii: "f"): text.append(0x0C)
-                case UInt8(ascii: "n"): text.append(0x0A)
-                case UInt8(ascii: "r"): text.append(0x0D)
-                case UInt8(ascii: "t"): text.append(0x09)
-                case UInt8(ascii: "u"):
-                    guard let scalar = escapedScalar() else { return nil }
+                if let simple = JSONEscape.byte(for: bytes[at]) {
+                    text.append(simple)
+                } else if bytes[at] == UInt8(ascii: "u"), let scalar = escapedScalar() {
                     text.append(contentsOf: String(Character(scalar)).utf8)
-                default: return nil
+                } else {
+                    return nil
                 }
                 at += 1
                 start = at
@@ -99,35 +94,13 @@ enum AuditDetailsJSON {
         /// The scalar of `\uXXXX` (or a surrogate pair `\uD8xx\uDCxx`) with the cursor on its `u`;
         /// leaves the cursor on the last hex digit. A lone surrogate is nil.
         mutating func escapedScalar() -> Unicode.Scalar? {
-            guard let unit = hex4(from: at + 1) else { return nil }
+            guard let unit = JSONEscape.hex4(bytes, at: at + 1) else { return nil }
             at += 4
-            switch unit {
-            case 0xD800...0xDBFF:
-                guard at + 2 < bytes.count, bytes[at + 1] == UInt8(ascii: "\\"), bytes[at + 2] == UInt8(ascii: "u"),
-                      let low = hex4(from: at + 3), (0xDC00...0xDFFF).contains(low) else { return nil }
-                at += 6
-                return Unicode.Scalar(0x10000 + ((UInt32(unit) - 0xD800) << 10) + (UInt32(low) - 0xDC00))
-            case 0xDC00...0xDFFF:
-                return nil
-            default:
-                return Unicode.Scalar(unit)
-            }
-        }
-
-        func hex4(from start: Int) -> UInt16? {
-            guard start + 4 <= bytes.count else { return nil }
-            var value: UInt16 = 0
-            for byte in bytes[start..<start + 4] {
-                let digit: UInt8
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-                default: return nil
-                }
-                value = value << 4 | UInt16(digit)
-            }
-            return value
+            guard JSONEscape.isHighSurrogate(unit) else { return JSONEscape.scalar(unit) }
+            guard at + 2 < bytes.count, bytes[at + 1] == UInt8(ascii: "\\"), bytes[at + 2] == UInt8(ascii: "u"),
+                  let scalar = JSONEscape.scalar(unit, low: JSONEscape.hex4(bytes, at: at + 3)) else { return nil }
+            at += 6
+            return scalar
         }
     }
 }

@@ -1,3 +1,5 @@
+import ProofStore
+
 /// A strict RFC 8259 parser for the JSON a bundle carries, written for the verifier's hot path:
 /// `JSONDecoder` took 37 % of `countersign verify`'s CPU on a 40k-proof bundle
 /// (docs/decisions/0028-export-and-verify-throughput.md). It reads bytes directly into
@@ -155,31 +157,23 @@ struct BundleJSONParser {
             case UInt8(ascii: "\\"):
                 guard index + 1 < bytes.count else { throw .at(index, "unterminated escape") }
                 index += 1
-                switch bytes[index] {
-                case UInt8(ascii: "\""): decoded.append(0x22)
-                case UInt8(ascii: "\\"): decoded.append(0x5C)
-                case UInt8(ascii: "/"): decoded.append(0x2F)
-                case UInt8(ascii: "b"): decoded.append(0x08)
-                case UInt8(ascii: "f"): decoded.append(0x0C)
-                case UInt8(ascii: "n"): decoded.append(0x0A)
-                case UInt8(ascii: "r"): decoded.append(0x0D)
-                case UInt8(ascii: "t"): decoded.append(0x09)
-                case UInt8(ascii: "u"):
-                    var scalar = try hex4(at: index + 1)
+                if let simple = JSONEscape.byte(for: bytes[index]) {
+                    decoded.append(simple)
+                } else if bytes[index] == UInt8(ascii: "u") {
+                    let unit = try hex4(at: index + 1)
                     index += 4
-                    if (0xD800..<0xDC00).contains(scalar) {
+                    var low: UInt32?
+                    if JSONEscape.isHighSurrogate(unit) {
                         guard index + 6 < bytes.count, bytes[index + 1] == UInt8(ascii: "\\"), bytes[index + 2] == UInt8(ascii: "u") else {
                             throw .at(index, "a lone surrogate")
                         }
-                        let low = try hex4(at: index + 3)
-                        guard (0xDC00..<0xE000).contains(low) else { throw .at(index, "a lone surrogate") }
-                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                        index += 6
-                    } else if (0xDC00..<0xE000).contains(scalar) {
-                        throw .at(index, "a lone surrogate")
+                        low = try hex4(at: index + 3)
                     }
-                    decoded.append(contentsOf: String(Character(Unicode.Scalar(scalar)!)).utf8)
-                default: throw .at(index, "an unknown escape")
+                    guard let scalar = JSONEscape.scalar(unit, low: low) else { throw .at(index, "a lone surrogate") }
+                    if low != nil { index += 6 }
+                    decoded.append(contentsOf: String(Character(scalar)).utf8)
+                } else {
+                    throw .at(index, "an unknown escape")
                 }
                 index += 1
             default:
@@ -193,18 +187,7 @@ struct BundleJSONParser {
 
     private func hex4(at offset: Int) throws(BundleJSONError) -> UInt32 {
         guard offset + 4 <= bytes.count else { throw .at(offset, "a short \\u escape") }
-        var value: UInt32 = 0
-        for index in offset..<offset + 4 {
-            let byte = bytes[index]
-            let digit: UInt8
-            switch byte {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-            default: throw .at(index, "a bad \\u escape")
-            }
-            value = value << 4 | UInt32(digit)
-        }
+        guard let value = JSONEscape.hex4(bytes, at: offset) else { throw .at(offset, "a bad \\u escape") }
         return value
     }
 
