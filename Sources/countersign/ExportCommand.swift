@@ -41,7 +41,7 @@ struct ExportCommand: AsyncParsableCommand {
         let environment = try ServiceConfiguration.fromEnvironment()
         // Never a generated key: a bundle signed by a key nobody pins is worth nothing (issue 19).
         let key = try CheckpointKeyProvider(signingOffline: environment).key()
-        let database = PostgresClient(configuration: PostgresConfiguration(url: databaseURL ?? environment.databaseURL, poolSize: 2))
+        let database = PostgresClient(configuration: .forCommand(url: databaseURL ?? environment.databaseURL, poolSize: 2))
         let temporary = output + ".partial"
         guard FileManager.default.createFile(atPath: temporary, contents: nil), let file = FileHandle(forWritingAtPath: temporary) else {
             throw ValidationError("cannot write \(temporary)")

@@ -21,7 +21,7 @@ struct KeysCommand: AsyncParsableCommand {
         /// Runs `body` with a one-connection client, closing it afterwards.
         func withKeys<T: Sendable>(_ body: (APIKeyRepository) async throws -> T) async throws -> T {
             let environment = try ServiceConfiguration.fromEnvironment()
-            let database = PostgresClient(configuration: PostgresConfiguration(url: databaseURL ?? environment.databaseURL, poolSize: 1))
+            let database = PostgresClient(configuration: .forCommand(url: databaseURL ?? environment.databaseURL))
             do {
                 let value = try await body(APIKeyRepository(database: database))
                 await database.shutdown()

@@ -33,7 +33,7 @@ struct MigrateCommand: AsyncParsableCommand {
         let role = try RuntimeRole(name: runtimeRole ?? value("RUNTIME_ROLE") ?? RuntimeRole.defaultName,
                                    password: value("RUNTIME_ROLE_PASSWORD"))
         let url = databaseURL ?? value("MIGRATION_DATABASE_URL") ?? environment.databaseURL
-        let database = PostgresClient(configuration: PostgresConfiguration(url: url, poolSize: 1))
+        let database = PostgresClient(configuration: .forCommand(url: url))
         do {
             let applied = try await Self.migrate(database: database, directory: migrationsDir ?? environment.migrationsDirectory, logger: logger)
             print(applied.isEmpty ? "migrations: up to date" : "migrations: applied \(applied.map(String.init).joined(separator: ", "))")

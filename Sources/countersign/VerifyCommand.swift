@@ -80,7 +80,7 @@ struct VerifyCommand: AsyncParsableCommand {
             }
         }
         let environment = try ServiceConfiguration.fromEnvironment()
-        let client = PostgresClient(configuration: PostgresConfiguration(url: databaseURL ?? environment.databaseURL, poolSize: 1))
+        let client = PostgresClient(configuration: .forCommand(url: databaseURL ?? environment.databaseURL))
         var report: AuditVerificationReport
         do {
             let verifier = AuditVerifier(database: client, pageSize: Self.pageSize, hashing: VerificationHashing.offloaded(slices: CPUWorkPool.cores))
