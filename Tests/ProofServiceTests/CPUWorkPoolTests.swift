@@ -3,7 +3,8 @@ import Foundation
 import Synchronization
 import Testing
 
-@Suite("CPU work pool")
+// Serialized: every pool shares the process's threads, and gated jobs hold them.
+@Suite("CPU work pool", .serialized)
 struct CPUWorkPoolTests {
     /// Jobs that block their pool thread until the test lets them go.
     final class Gate: Sendable {
@@ -137,6 +138,60 @@ struct CPUWorkPoolTests {
         _ = try await pool.run(for: alice, weight: .heavy) { Self.burn(0.2) }
         #expect(pool.heavyRefusal(for: alice) != nil, "200 ms of heavy work spent Alice's last 10 ms")
         #expect(pool.heavyRefusal(for: bob) != nil, "and all keys' last 10 ms")
+    }
+
+    @Test("a key's waiting jobs run one at a time, in the order they came")
+    func keyJobsRunInOrder() async throws {
+        let pool = CPUWorkPool(queueLimit: 16, perKeyLimit: 16, perKeyRunning: 1)
+        final class Recorder: Sendable {
+            let gate = Gate()
+            let order = Mutex<[Int]>([]), running = Atomic<Int>(0), most = Atomic<Int>(0)
+            func job(_ index: Int) -> Int {
+                let now = running.add(1, ordering: .sequentiallyConsistent).newValue
+                most.max(now, ordering: .sequentiallyConsistent)
+                if index == 0 { _ = gate.job() }
+                order.withLock { $0.append(index) }
+                running.subtract(1, ordering: .sequentiallyConsistent)
+                return index
+            }
+        }
+        let key = UUID(), recorder = Recorder()
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<6 {
+                group.addTask { try await pool.run(for: key) { recorder.job(index) } }
+                // Each admitted before the next is sent, so "the order they came" is known.
+                try await Self.waitUntil { pool.inFlight == index + 1 }
+            }
+            recorder.gate.semaphore.signal()
+            try await group.waitForAll()
+        }
+        #expect(recorder.order.withLock { $0 } == Array(0..<6))
+        #expect(recorder.most.load(ordering: .sequentiallyConsistent) == 1)
+    }
+
+    @Test("a finished job's thread takes its key's next job only when no other key's job waits for a thread")
+    func turnsDoNotStarveOtherKeys() async throws {
+        let pool = CPUWorkPool(queueLimit: 64, perKeyLimit: 16, perKeyRunning: 1)
+        // One busy key per thread, each with two more jobs waiting for its turn: every thread is taken.
+        let busy = (0..<CPUWorkPool.cores).map { _ in (key: UUID(), gate: Gate()) }
+        let other = Gate()
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for (key, gate) in busy {
+                for _ in 0..<3 { group.addTask { try await pool.run(for: key) { gate.job() } } }
+            }
+            try await Self.waitUntil { busy.allSatisfy { $0.gate.started.load(ordering: .sequentiallyConsistent) == 1 } }
+            try await Self.waitUntil { pool.inFlight == 3 * busy.count }
+            group.addTask { try await pool.run(for: UUID()) { other.job() } }
+            try await Self.waitUntil { pool.inFlight == 3 * busy.count + 1 }
+            // One busy job ends: its thread must take the other key's waiting job, not its own key's next.
+            busy[0].gate.semaphore.signal()
+            try await Self.waitUntil { other.started.load(ordering: .sequentiallyConsistent) == 1 }
+            #expect(busy[0].gate.started.load(ordering: .sequentiallyConsistent) == 1)
+            other.semaphore.signal()
+            for (_, gate) in busy { for _ in 0..<3 { gate.semaphore.signal() } }
+            try await group.waitForAll()
+        }
+        #expect(pool.inFlight == 0)
     }
 
     @Test("a job's error reaches the caller and frees its place and its turn")
