@@ -5,10 +5,27 @@ import Postgres
 /// Stores proofs (immutable once stored) and reads them back.
 public struct ProofRepository: Sendable {
     let database: PostgresClient
+    let batcher: ProofBatcher
 
-    /// Creates the repository over `database`.
+    /// Creates the repository over `database`. Proofs recorded through one repository (and its
+    /// copies) are group-committed together (``ProofBatcher``): make one per service.
     public init(database: PostgresClient) {
+        self.init(database: database, maxBatch: 32, maxInFlight: 2)
+    }
+
+    /// A repository whose batcher stores at most `maxBatch` proofs per transaction and runs at
+    /// most `maxInFlight` transactions at once (tests pin these to make batches predictable).
+    init(database: PostgresClient, maxBatch: Int, maxInFlight: Int) {
         self.database = database
+        self.batcher = ProofBatcher(
+            maxBatch: maxBatch, maxInFlight: maxInFlight,
+            alone: { pending in try await Self.recordAlone(pending, in: database) },
+            together: { batch in try await Self.recordTogether(batch, in: database) })
+    }
+
+    /// What this repository's group commit has done so far.
+    public var batchStatistics: ProofBatchCounts {
+        batcher.statistics
     }
 
     /// The delivery's id, destination and status (for early 404/409 before any CPU work). Only a
@@ -36,26 +53,48 @@ public struct ProofRepository: Sendable {
     /// reference finds the one partition holding the proof.
     ///
     /// The same transaction appends a `proof_recorded` audit event (subject `delivery:<reference>`,
-    /// details `proof_id`, `points_sha256`, `png_sha256`) on behalf of `origin`. The transaction
-    /// costs two round trips: `BEGIN`, this statement and the audit chain's lock in one, the audit
-    /// insert and `COMMIT` in the other. The `delivery.delivered` webhook event goes into the outbox
-    /// in the same transaction (``WebhookOutbox``), queued with the `COMMIT`.
+    /// details ``recordedDetails(_:reference:)``) on behalf of `origin`, and queues the
+    /// `delivery.delivered` webhook event in the outbox (``WebhookOutbox``). Returns once committed.
+    /// Proofs recorded at the same time may share the transaction (``ProofBatcher``); each still
+    /// gets its own event and its own answer.
     public func record(_ proof: NewProof, reference: String,
                        idempotency: (apiKeyID: UUID, key: String, response: IdempotentResponse)? = nil,
                        origin: AuditOrigin = .system) async throws {
+        try await batcher.record(PendingProof(proof: proof, reference: reference, idempotency: idempotency, origin: origin))
+    }
+
+    /// One proof in a transaction of its own: `BEGIN`, its statement and the audit chain's lock in
+    /// one round trip, the audit insert, the outbox statement and `COMMIT` in the other.
+    static func recordAlone(_ pending: PendingProof, in database: PostgresClient) async throws {
+        try await recordTogether([pending], in: database)
+    }
+
+    /// Several proofs in one transaction, all or none: each one's statement, one audit append for
+    /// all of them, each one's outbox statement, one commit. Throws the first failure; nothing is
+    /// stored then. The database's refusals are turned into ``ProofStoreError`` for a single proof
+    /// only: the batcher stores each proof of a refused batch again on its own.
+    static func recordTogether(_ batch: [PendingProof], in database: PostgresClient) async throws {
         do {
             try await database.withTransaction(retryingStalePlans: true) { session in
-                record(proof, reference: reference, idempotency: idempotency, in: session)
-                let details = Self.recordedDetails(proof, reference: reference)
-                try await AuditLog.append(.proofRecorded, subject: "delivery:\(reference)", details: details,
-                                          origin: origin, in: session)
-                // Queued behind the audit insert: it goes with the COMMIT, no extra round trip.
-                WebhookOutbox.enqueue(.deliveryDelivered(reference: reference, proofID: proof.id, receivedAt: proof.body.receivedAt,
-                                                         digests: details.filter { $0.key.hasSuffix("_sha256") }), in: session)
+                var entries: [AuditEntry] = []
+                for pending in batch {
+                    record(pending, in: session)
+                    entries.append(AuditEntry(action: .proofRecorded, subject: "delivery:\(pending.reference)",
+                                              details: recordedDetails(pending.proof, reference: pending.reference), origin: pending.origin))
+                }
+                _ = try await AuditLog.append(entries, in: session)
+                // Queued behind the audit insert: they go with the COMMIT, no extra round trip.
+                for (pending, entry) in zip(batch, entries) {
+                    let proof = pending.proof
+                    WebhookOutbox.enqueue(.deliveryDelivered(reference: pending.reference, proofID: proof.id, receivedAt: proof.body.receivedAt,
+                                                             digests: entry.details.filter { $0.key.hasSuffix("_sha256") }), in: session)
+                }
             }
-        } catch let error as PostgresError where error.kind == .uniqueViolation && error.constraint?.hasPrefix("proofs") == true {
-            throw ProofStoreError.proofAlreadyRecorded(proof.id)
-        } catch let error as PostgresError where error.kind == .checkViolation && error.constraint == "device_key_not_usable" {
+        } catch let error as PostgresError where batch.count == 1 && error.kind == .uniqueViolation
+                    && error.constraint?.hasPrefix("proofs") == true {
+            throw ProofStoreError.proofAlreadyRecorded(batch[0].proof.id)
+        } catch let error as PostgresError where batch.count == 1 && error.kind == .checkViolation
+                    && error.constraint == "device_key_not_usable" {
             // The key was revoked between the intake's check and this insert (migration 0017's trigger).
             throw ProofStoreError.deviceKeyNotUsable
         }
@@ -78,8 +117,8 @@ public struct ProofRepository: Sendable {
 
     /// Queues the statement that stores the proof (it goes to the server with the audit append's
     /// first statement, in one round trip) and checks its counts when the answer arrives.
-    private func record(_ proof: NewProof, reference: String, idempotency: (apiKeyID: UUID, key: String, response: IdempotentResponse)?,
-                        in session: PostgresSession) {
+    private static func record(_ pending: PendingProof, in session: PostgresSession) {
+        let (proof, reference, idempotency) = (pending.proof, pending.reference, pending.idempotency)
         let capture = proof.capture, location = capture.location, device = capture.device
         let body = proof.body, rendering = proof.rendering, assessment = proof.assessment, response = idempotency?.response
         let statement: PostgresQuery = """

@@ -1,0 +1,158 @@
+import Postgres
+import Synchronization
+
+/// Group commit for proof uploads: proofs that are ready while earlier ones are being stored go
+/// into the database together, in one transaction.
+///
+/// Each upload's transaction costs a `BEGIN`, the lock of its audit chain, an audit insert, a chain
+/// head update, a `COMMIT` (a WAL flush) and its round trips, whatever it stores; under load those
+/// are a large part of PostgreSQL's work per upload (docs/decisions/0030-upload-group-commit.md).
+/// Up to ``maxInFlight`` transactions run at once. A proof that finds a free place stores itself at
+/// once, in its own task (nothing is handed to another thread); proofs arriving while every place
+/// is taken queue, and the next transaction stores all of them (up to ``maxBatch``): their own
+/// statements, one audit append for all (each chain locked once, ascending), one commit. A batch
+/// goes in reference order, so two batches lock deliveries in the same order.
+///
+/// Every proof is still acknowledged only once it is committed, with its own event and webhook
+/// event. A batch stores all its proofs or none: when the database refuses one of them (a second
+/// proof for a delivery, a revoked device key, a deadlock), the batch rolls back and each of its
+/// proofs is stored again in a transaction of its own, so each caller gets its own answer. Errors
+/// after which the commit may have gone through (a broken connection) fail every proof of the
+/// batch, as they would have failed each alone.
+final class ProofBatcher: Sendable {
+    /// Most proofs in one transaction.
+    let maxBatch: Int
+    /// Most transactions at once.
+    let maxInFlight: Int
+
+    private struct Waiter {
+        var pending: PendingProof
+        var continuation: CheckedContinuation<Void, any Error>
+    }
+
+    private struct State {
+        var queue: [Waiter] = []
+        var inFlight = 0
+        var counts = ProofBatchCounts()
+    }
+
+    private let alone: @Sendable (PendingProof) async throws -> Void
+    private let together: @Sendable ([PendingProof]) async throws -> Void
+    private let state = Mutex(State())
+
+    /// A batcher storing one proof with `alone` and several with `together` (all or none).
+    init(maxBatch: Int = 32, maxInFlight: Int = 2,
+         alone: @escaping @Sendable (PendingProof) async throws -> Void,
+         together: @escaping @Sendable ([PendingProof]) async throws -> Void) {
+        precondition(maxBatch >= 1 && maxInFlight >= 1, "a batcher stores at least one proof at a time")
+        self.maxBatch = maxBatch
+        self.maxInFlight = maxInFlight
+        self.alone = alone
+        self.together = together
+    }
+
+    /// Stores `pending`; returns once it is committed.
+    func record(_ pending: PendingProof) async throws {
+        let leads = state.withLock { state in
+            guard state.inFlight < maxInFlight else { return false }
+            state.inFlight += 1
+            state.counts.transactions += 1
+            state.counts.alone += 1
+            state.counts.largest = max(state.counts.largest, 1)
+            return true
+        }
+        if leads {
+            defer { finishTransaction() }
+            return try await alone(pending)
+        }
+        try await withCheckedThrowingContinuation { continuation in
+            let drains = state.withLock { state in
+                state.queue.append(Waiter(pending: pending, continuation: continuation))
+                guard state.inFlight < maxInFlight else { return false }
+                state.inFlight += 1
+                return true
+            }
+            if drains { Task { await drain() } }
+        }
+    }
+
+    /// Proofs waiting for a transaction now.
+    var queued: Int { state.withLock { $0.queue.count } }
+
+    /// What the batcher has done so far.
+    var statistics: ProofBatchCounts { state.withLock { $0.counts } }
+
+    /// A transaction ended: its place goes to the queue, if anything waits there.
+    private func finishTransaction() {
+        let drains = state.withLock { state in
+            if state.queue.isEmpty {
+                state.inFlight -= 1
+                return false
+            }
+            return true
+        }
+        if drains { Task { await drain() } }
+    }
+
+    /// Stores what the queue holds, a batch at a time, then gives up its place.
+    private func drain() async {
+        while true {
+            let batch: [Waiter] = state.withLock { state in
+                let batch = Array(state.queue.prefix(maxBatch))
+                state.queue.removeFirst(batch.count)
+                if batch.isEmpty {
+                    state.inFlight -= 1
+                } else {
+                    state.counts.transactions += 1
+                    state.counts.largest = max(state.counts.largest, batch.count)
+                    if batch.count == 1 { state.counts.alone += 1 }
+                }
+                return batch
+            }
+            if batch.isEmpty { return }
+            await store(batch.sorted { $0.pending.reference < $1.pending.reference })
+        }
+    }
+
+    private func store(_ batch: [Waiter]) async {
+        if batch.count == 1 {
+            return await Self.settle(batch[0]) { [alone] in try await alone(batch[0].pending) }
+        }
+        do {
+            try await together(batch.map(\.pending))
+            state.withLock { $0.counts.together += batch.count }
+            for waiter in batch { waiter.continuation.resume() }
+        } catch where Self.rolledBack(error) {
+            state.withLock { $0.counts.retried += batch.count }
+            await withTaskGroup(of: Void.self) { group in
+                for waiter in batch {
+                    group.addTask { [alone] in await Self.settle(waiter) { try await alone(waiter.pending) } }
+                }
+            }
+        } catch {
+            for waiter in batch { waiter.continuation.resume(throwing: error) }
+        }
+    }
+
+    private static func settle(_ waiter: Waiter, _ work: @Sendable () async throws -> Void) async {
+        do {
+            try await work()
+            waiter.continuation.resume()
+        } catch {
+            waiter.continuation.resume(throwing: error)
+        }
+    }
+
+    /// True when `error` means the database refused the batch and kept none of it: a check of ours
+    /// on a statement's answer (raised before the commit is sent), or an error the server reported
+    /// for a statement (it rolls the transaction back). Not a lost connection or a pool timeout:
+    /// the commit may have gone through, and storing again would answer 409 for a stored proof.
+    static func rolledBack(_ error: any Error) -> Bool {
+        if error is ProofStoreError { return true }
+        guard let error = error as? PostgresError, error.sqlState != nil else { return false }
+        switch error.kind {
+        case .connectionFailed, .connectionLost, .serverUnavailable, .poolTimeout, .poolClosed: return false
+        default: return true
+        }
+    }
+}
