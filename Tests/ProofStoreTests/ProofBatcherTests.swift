@@ -25,20 +25,20 @@ struct ProofBatcherTests {
             uploadedBy: uploadedBy, idempotencyKey: nil)
     }
 
-    /// Holds every audit chain's lock (as the owner) until `release` is called, so the one
-    /// transaction the batcher lets run waits and the next uploads queue behind it.
-    final class ChainHold: Sendable {
+    /// Holds the row locks `lockSQL` takes (as the owner; by default every audit chain's) until
+    /// ``end()``, so a transaction needing them waits.
+    final class LockHold: Sendable {
         private let release: AsyncStream<Void>.Continuation
         private let task: Task<Void, any Error>
 
-        init(ownerURL: String) async throws {
+        init(ownerURL: String, lockSQL: String = "SELECT chain FROM audit_chains FOR UPDATE") async throws {
             let (released, release) = AsyncStream<Void>.makeStream()
             let locked = Atomic<Bool>(false)
             self.release = release
             task = Task {
                 try await PostgresClient.withClient(.forTests(url: ownerURL, poolSize: 1)) { owner in
                     try await owner.withTransaction { session in
-                        _ = try await session.query("SELECT chain FROM audit_chains FOR UPDATE")
+                        _ = try await session.query(lockSQL)
                         locked.store(true, ordering: .sequentiallyConsistent)
                         for await _ in released { break }
                     }
@@ -77,8 +77,8 @@ struct ProofBatcherTests {
         try await ScratchDatabase.with(prefix: "batch_ok") { scratch, database in
             let references = (0..<11).map { "B-\($0)" }
             let key = try await Self.prepare(references, in: database)
-            let repository = ProofRepository(database: database, maxBatch: 4, maxInFlight: 1)
-            let hold = try await ChainHold(ownerURL: scratch.ownerURL)
+            let repository = ProofRepository(database: database, maxBatch: 4, maxInFlight: 1, lockWait: .seconds(30))
+            let hold = try await LockHold(ownerURL: scratch.ownerURL)
             let proofs = references.map { ($0, Self.proof(uploadedBy: key, signer: "Signer \($0)")) }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { try await repository.record(proofs[0].1, reference: proofs[0].0) }
@@ -115,8 +115,8 @@ struct ProofBatcherTests {
         try await ScratchDatabase.with(prefix: "batch_refused") { scratch, database in
             let references = (0..<6).map { "C-\($0)" }
             let key = try await Self.prepare(references, in: database)
-            let repository = ProofRepository(database: database, maxBatch: 32, maxInFlight: 1)
-            let hold = try await ChainHold(ownerURL: scratch.ownerURL)
+            let repository = ProofRepository(database: database, maxBatch: 32, maxInFlight: 1, lockWait: .seconds(30))
+            let hold = try await LockHold(ownerURL: scratch.ownerURL)
             // C-3 twice (a retried upload with a new proof id), and one for a delivery that does not exist.
             var uploads = references.map { ($0, Self.proof(uploadedBy: key, signer: "S \($0)")) }
             uploads.append(("C-3", Self.proof(uploadedBy: key, signer: "S C-3 again")))
@@ -156,6 +156,34 @@ struct ProofBatcherTests {
         }
     }
 
+    @Test("an upload waiting for a lock held elsewhere gives up its place after lockWait and waits alone; the others go on")
+    func lockedDeliveryDoesNotStallOthers() async throws {
+        try await ScratchDatabase.with(prefix: "batch_lock") { scratch, database in
+            let key = try await Self.prepare(["L-X", "L-Y", "L-Z"], in: database)
+            let repository = ProofRepository(database: database, maxBatch: 32, maxInFlight: 1, lockWait: .milliseconds(200))
+            let hold = try await LockHold(ownerURL: scratch.ownerURL, lockSQL: "SELECT id FROM deliveries WHERE reference = 'L-X' FOR UPDATE")
+            let stuck = Self.proof(uploadedBy: key, signer: "X")
+            let waiting = Task { try await repository.record(stuck, reference: "L-X") }
+            // Its first transaction gives up on the lock; it is then stored again outside the batcher.
+            try await Self.waitUntil { repository.batchStatistics.retried == 1 }
+            guard repository.batchStatistics.retried == 1 else {
+                // Release the lock so the stuck upload (and this test) can end.
+                try await hold.end()
+                _ = try? await waiting.value
+                return
+            }
+            for reference in ["L-Y", "L-Z"] {
+                try await repository.record(Self.proof(uploadedBy: key, signer: reference), reference: reference)
+                #expect(try await repository.metadata(reference: reference) != nil)
+            }
+            #expect(try await repository.metadata(reference: "L-X") == nil, "still waiting for the held lock")
+            try await hold.end()
+            try await waiting.value
+            #expect(try await repository.metadata(reference: "L-X")?.id == stuck.id)
+            #expect(try await Self.count("SELECT count(*) FROM audit_events WHERE action = 'proof_recorded'", in: database) == 3)
+        }
+    }
+
     @Test("only errors after which nothing can have been committed are retried proof by proof")
     func retriedErrors() {
         #expect(ProofBatcher.rolledBack(ProofStoreError.deliveryNotFound))
@@ -165,5 +193,7 @@ struct ProofBatcherTests {
         #expect(!ProofBatcher.rolledBack(PostgresError(.serverUnavailable, message: "shutting down", sqlState: "57P01")))
         #expect(!ProofBatcher.rolledBack(PostgresError(.poolTimeout, message: "no connection")))
         #expect(!ProofBatcher.rolledBack(CancellationError()))
+        #expect(ProofBatcher.waitedTooLong(PostgresError(.queryFailed, message: "canceling statement due to lock timeout", sqlState: "55P03")))
+        #expect(!ProofBatcher.waitedTooLong(PostgresError(.queryCanceled, message: "statement timeout", sqlState: "57014")))
     }
 }

@@ -1,17 +1,18 @@
 import Postgres
 import Synchronization
 
-/// Group commit for proof uploads: proofs that are ready while earlier ones are being stored go
-/// into the database together, in one transaction.
+/// Group commit for proof uploads: proofs that are ready while an earlier transaction is storing
+/// proofs go into the database together, in the next one.
 ///
 /// Each upload's transaction costs a `BEGIN`, the lock of its audit chain, an audit insert, a chain
 /// head update, a `COMMIT` (a WAL flush) and its round trips, whatever it stores; under load those
-/// are a large part of PostgreSQL's work per upload (docs/decisions/0030-upload-group-commit.md).
-/// Up to ``maxInFlight`` transactions run at once. A proof that finds a free place stores itself at
-/// once, in its own task (nothing is handed to another thread); proofs arriving while every place
-/// is taken queue, and the next transaction stores all of them (up to ``maxBatch``): their own
-/// statements, one audit append for all (each chain locked once, ascending), one commit. A batch
-/// goes in reference order, so two batches lock deliveries in the same order.
+/// are a large part of the work per upload (docs/decisions/0030-upload-group-commit.md). Up to
+/// ``maxInFlight`` transactions (one by default) run at once. A proof that finds a free place
+/// stores itself at once, in its own task (nothing is handed to another thread); proofs arriving
+/// while every place is taken queue, and the next transaction stores all of them (up to
+/// ``maxBatch``): their own statements, one audit append for all (each chain locked once,
+/// ascending), one commit. A batch goes in reference order, so two batches lock deliveries in the
+/// same order.
 ///
 /// Every proof is still acknowledged only once it is committed, with its own event and webhook
 /// event. A batch stores all its proofs or none: when the database refuses one of them (a second
@@ -19,11 +20,17 @@ import Synchronization
 /// proofs is stored again in a transaction of its own, so each caller gets its own answer. Errors
 /// after which the commit may have gone through (a broken connection) fail every proof of the
 /// batch, as they would have failed each alone.
+///
+/// No lock held elsewhere may stall every upload: a transaction of the batcher waits at most
+/// ``lockWait`` for a row lock (a delivery being cancelled, a chain held by a slow commit); past
+/// it, its proofs are stored again on their own, outside the batcher, where only they wait.
 final class ProofBatcher: Sendable {
     /// Most proofs in one transaction.
     let maxBatch: Int
     /// Most transactions at once.
     let maxInFlight: Int
+    /// The longest a batcher's transaction waits for a lock (PostgreSQL's `lock_timeout`).
+    let lockWait: Duration
 
     private struct Waiter {
         var pending: PendingProof
@@ -36,19 +43,18 @@ final class ProofBatcher: Sendable {
         var counts = ProofBatchCounts()
     }
 
-    private let alone: @Sendable (PendingProof) async throws -> Void
-    private let together: @Sendable ([PendingProof]) async throws -> Void
+    /// Stores proofs in one transaction, all or none; with a lock wait, `lock_timeout` is set to it.
+    private let store: @Sendable ([PendingProof], _ lockWait: Duration?) async throws -> Void
     private let state = Mutex(State())
 
-    /// A batcher storing one proof with `alone` and several with `together` (all or none).
-    init(maxBatch: Int = 32, maxInFlight: Int = 2,
-         alone: @escaping @Sendable (PendingProof) async throws -> Void,
-         together: @escaping @Sendable ([PendingProof]) async throws -> Void) {
+    /// A batcher storing proofs with `store` (all or none).
+    init(maxBatch: Int = 32, maxInFlight: Int = 1, lockWait: Duration = .seconds(1),
+         store: @escaping @Sendable ([PendingProof], _ lockWait: Duration?) async throws -> Void) {
         precondition(maxBatch >= 1 && maxInFlight >= 1, "a batcher stores at least one proof at a time")
         self.maxBatch = maxBatch
         self.maxInFlight = maxInFlight
-        self.alone = alone
-        self.together = together
+        self.lockWait = lockWait
+        self.store = store
     }
 
     /// Stores `pending`; returns once it is committed.
@@ -62,8 +68,19 @@ final class ProofBatcher: Sendable {
             return true
         }
         if leads {
-            defer { finishTransaction() }
-            return try await alone(pending)
+            let outcome: Result<Void, any Error>
+            do {
+                try await store([pending], lockWait)
+                outcome = .success(())
+            } catch {
+                outcome = .failure(error)
+            }
+            finishTransaction()
+            if case .failure(let error) = outcome, Self.waitedTooLong(error) {
+                state.withLock { $0.counts.retried += 1 }
+                return try await store([pending], nil)
+            }
+            return try outcome.get()
         }
         try await withCheckedThrowingContinuation { continuation in
             let drains = state.withLock { state in
@@ -110,23 +127,27 @@ final class ProofBatcher: Sendable {
                 return batch
             }
             if batch.isEmpty { return }
-            await store(batch.sorted { $0.pending.reference < $1.pending.reference })
+            await run(batch.sorted { $0.pending.reference < $1.pending.reference })
         }
     }
 
-    private func store(_ batch: [Waiter]) async {
-        if batch.count == 1 {
-            return await Self.settle(batch[0]) { [alone] in try await alone(batch[0].pending) }
-        }
+    /// Stores `batch` in one transaction. When the database refuses it, or it waited too long for
+    /// a lock, its proofs are stored again one by one, each in its own task, and the queue goes on.
+    private func run(_ batch: [Waiter]) async {
         do {
-            try await together(batch.map(\.pending))
-            state.withLock { $0.counts.together += batch.count }
+            try await store(batch.map(\.pending), lockWait)
+            if batch.count > 1 { state.withLock { $0.counts.together += batch.count } }
             for waiter in batch { waiter.continuation.resume() }
-        } catch where Self.rolledBack(error) {
+        } catch where Self.rolledBack(error) && (batch.count > 1 || Self.waitedTooLong(error)) {
             state.withLock { $0.counts.retried += batch.count }
-            await withTaskGroup(of: Void.self) { group in
-                for waiter in batch {
-                    group.addTask { [alone] in await Self.settle(waiter) { try await alone(waiter.pending) } }
+            for waiter in batch {
+                Task { [store] in
+                    do {
+                        try await store([waiter.pending], nil)
+                        waiter.continuation.resume()
+                    } catch {
+                        waiter.continuation.resume(throwing: error)
+                    }
                 }
             }
         } catch {
@@ -134,13 +155,10 @@ final class ProofBatcher: Sendable {
         }
     }
 
-    private static func settle(_ waiter: Waiter, _ work: @Sendable () async throws -> Void) async {
-        do {
-            try await work()
-            waiter.continuation.resume()
-        } catch {
-            waiter.continuation.resume(throwing: error)
-        }
+    /// True for PostgreSQL's `lock_timeout` (SQLSTATE 55P03): the transaction waited longer than
+    /// ``lockWait`` for a lock and was rolled back.
+    static func waitedTooLong(_ error: any Error) -> Bool {
+        (error as? PostgresError)?.sqlState == "55P03"
     }
 
     /// True when `error` means the database refused the batch and kept none of it: a check of ours

@@ -10,17 +10,17 @@ public struct ProofRepository: Sendable {
     /// Creates the repository over `database`. Proofs recorded through one repository (and its
     /// copies) are group-committed together (``ProofBatcher``): make one per service.
     public init(database: PostgresClient) {
-        self.init(database: database, maxBatch: 32, maxInFlight: 2)
+        self.init(database: database, maxBatch: 32, maxInFlight: 1, lockWait: .seconds(1))
     }
 
-    /// A repository whose batcher stores at most `maxBatch` proofs per transaction and runs at
-    /// most `maxInFlight` transactions at once (tests pin these to make batches predictable).
-    init(database: PostgresClient, maxBatch: Int, maxInFlight: Int) {
+    /// A repository whose batcher stores at most `maxBatch` proofs per transaction, runs at most
+    /// `maxInFlight` transactions at once, and lets them wait at most `lockWait` for a lock (tests
+    /// pin these to make batches predictable).
+    init(database: PostgresClient, maxBatch: Int, maxInFlight: Int, lockWait: Duration) {
         self.database = database
-        self.batcher = ProofBatcher(
-            maxBatch: maxBatch, maxInFlight: maxInFlight,
-            alone: { pending in try await Self.recordAlone(pending, in: database) },
-            together: { batch in try await Self.recordTogether(batch, in: database) })
+        self.batcher = ProofBatcher(maxBatch: maxBatch, maxInFlight: maxInFlight, lockWait: lockWait) { batch, lockWait in
+            try await Self.recordTogether(batch, lockWait: lockWait, in: database)
+        }
     }
 
     /// What this repository's group commit has done so far.
@@ -63,19 +63,20 @@ public struct ProofRepository: Sendable {
         try await batcher.record(PendingProof(proof: proof, reference: reference, idempotency: idempotency, origin: origin))
     }
 
-    /// One proof in a transaction of its own: `BEGIN`, its statement and the audit chain's lock in
-    /// one round trip, the audit insert, the outbox statement and `COMMIT` in the other.
-    static func recordAlone(_ pending: PendingProof, in database: PostgresClient) async throws {
-        try await recordTogether([pending], in: database)
-    }
-
-    /// Several proofs in one transaction, all or none: each one's statement, one audit append for
-    /// all of them, each one's outbox statement, one commit. Throws the first failure; nothing is
-    /// stored then. The database's refusals are turned into ``ProofStoreError`` for a single proof
-    /// only: the batcher stores each proof of a refused batch again on its own.
-    static func recordTogether(_ batch: [PendingProof], in database: PostgresClient) async throws {
+    /// Proofs in one transaction, all or none: each one's statement, one audit append for all of
+    /// them, each one's outbox statement, one commit; for one proof that is `BEGIN`, its statement
+    /// and the chain's lock in one round trip, the audit insert, the outbox statement and `COMMIT`
+    /// in the other. With `lockWait`, the transaction waits at most that long for any lock
+    /// (`lock_timeout`, SQLSTATE 55P03 past it). Throws the first failure; nothing is stored then.
+    /// The database's refusals are turned into ``ProofStoreError`` for a single proof only: the
+    /// batcher stores each proof of a refused batch again on its own.
+    static func recordTogether(_ batch: [PendingProof], lockWait: Duration?, in database: PostgresClient) async throws {
         do {
             try await database.withTransaction(retryingStalePlans: true) { session in
+                if let lockWait {
+                    let milliseconds = max(1, Int(lockWait.components.seconds * 1000 + lockWait.components.attoseconds / 1_000_000_000_000_000))
+                    session.enqueue("SET LOCAL lock_timeout = \(unescaped: String(milliseconds))")
+                }
                 var entries: [AuditEntry] = []
                 for pending in batch {
                     record(pending, in: session)
