@@ -4,6 +4,10 @@
 #
 #   Benchmarks/upload_compare.sh BIN [SECONDS] [ROUNDS]          one build, wrk -c8 per round
 #   Benchmarks/upload_compare.sh BIN_A BIN_B [SECONDS] [ROUNDS]  both at once, head to head
+#   Benchmarks/upload_compare.sh --alternate BIN_A BIN_B [SECONDS] [ROUNDS]
+#                      one at a time with all the connections (Benchmarks/api_bench.sh's load),
+#                      A B in odd rounds and B A in even ones, so a drift of the host's speed
+#                      weighs on both alike
 #
 # Each build gets its own PostgreSQL cluster (free ports, folders .data/bench1 and .data/bench2),
 # its own server (a free port) and its own wrk with Benchmarks/upload.lua (corpus bodies from api_load.py, one
@@ -13,6 +17,9 @@
 # the host's speed, so it is the figure to compare; head to head, the two builds share every
 # slow spell, and they swap clusters and ports every round. Defaults: 30 s, 4 rounds.
 #
+# UPLOAD_CONNECTIONS sets wrk's connections per server (default 8, split between the sides when
+# they run at once). Each round has 1,500 deliveries per second of run (at least 20,000) per side.
+#
 # Schema changes: MIGRATIONS_A and MIGRATIONS_B name the migration folders of the two sides (the
 # same build may be given twice); ONE_ROLE_A=1 serves build A as the owner (a build from before
 # the runtime role). Each build then keeps its own cluster, migrated from its folder
@@ -21,11 +28,16 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # wrk drives the load; a fresh machine gets it the way it gets every other package.
 command -v wrk >/dev/null || COUNTERSIGN_EXTRA_PACKAGES=wrk scripts/deps.sh >&2
+alternate=0
+if [ "${1:-}" = "--alternate" ]; then alternate=1; shift; fi
 binaries=("$1"); shift
 if [ $# -gt 0 ] && [ -x "$1" ]; then binaries+=("$1"); shift; fi
 seconds="${1:-30}"; rounds="${2:-4}"
 sides=${#binaries[@]}
-connections=$((8 / sides))
+at_once=$sides
+if [ "$alternate" = 1 ]; then at_once=1; fi
+connections="${UPLOAD_CONNECTIONS:-$((8 / at_once))}"
+per_round=$(( seconds * 1500 > 20000 ? seconds * 1500 : 20000 ))
 corpus="${COUNTERSIGN_CORPUS:-../shared/corpus}"
 bodies="${TMPDIR:-/tmp}/countersign-compare-bodies.jsonl"
 servers=()
@@ -68,7 +80,7 @@ for side in $(seq 1 "$sides"); do
     tokens+=("$(DATABASE_URL="$url" "$builder" keys create --role admin --name bench 2>&1 | grep -o 'cs_[A-Za-z0-9_-]*' | head -1)")
     psql -q "$url" -c "INSERT INTO deliveries (reference, recipient_name, address, destination_lat, destination_lon)
                        SELECT 'R' || r || '-' || g, 'Load Test', 'Somewhere', 52.52, 13.405
-                       FROM generate_series(1, $rounds) r, generate_series(0, 19999) g"
+                       FROM generate_series(1, $rounds) r, generate_series(0, $((per_round - 1))) g"
     urls+=("$url")
 done
 
@@ -79,35 +91,38 @@ steal() { awk '/^cpu /{print $9}' /proc/stat; }
 jiffies() { awk '/^cpu /{s = 0; for (i = 2; i <= NF; i++) s += $i; print s}' /proc/stat; }
 milliseconds() { echo "scale=2; $1 * 1000 / $(getconf CLK_TCK) / $2" | bc; }
 
-for round in $(seq 1 "$rounds"); do
+# measure ROUND SIDE...: serves and loads the given sides at once for one round, prints one line.
+measure() {
+    local round=$1; shift
+    local side b pid
     servers=(); before=(); server_before=(); pg_before=(); line="round $round"
-    for side in $(seq 1 "$sides"); do
+    for side in "$@"; do
         # Build b serves cluster side; with two builds they swap every round (not with two schemas).
         b=$(( (side - 1 + (round - 1) * swapping) % sides ))
         env DATABASE_URL="${urls[$((side - 1))]}" MIGRATIONS_DIR="${migrations[$((side - 1))]}" MIGRATE_ON_START=false \
             PORT=${http_ports[$side]} HOST=127.0.0.1 LOG_LEVEL=warning \
             RATE_LIMIT_PER_SECOND=0 CHECKPOINT_KEY_GENERATE=true DATA_DIR="${TMPDIR:-/tmp}/countersign-compare-data$side" "${binaries[$b]}" serve >"${TMPDIR:-/tmp}/countersign-compare-server$side.log" 2>&1 &
-        servers+=($!)
+        servers[$side]=$!
     done
-    for side in $(seq 1 "$sides"); do
+    for side in "$@"; do
         for _ in $(seq 1 200); do curl -fs --max-time 2 "http://127.0.0.1:${http_ports[$side]}/readyz" >/dev/null && break; sleep 0.1; done
-        before+=("$(proofs $((side - 1)))"); server_before+=("$(ticks "${servers[$((side - 1))]}")")
-        pg_before+=("$(ticks $(postgres_pids "$side"))")
+        before[$side]="$(proofs $((side - 1)))"; server_before[$side]="$(ticks "${servers[$side]}")"
+        pg_before[$side]="$(ticks $(postgres_pids "$side"))"
     done
     steal_before=$(steal); jiffies_before=$(jiffies)
     loads=()
-    for side in $(seq 1 "$sides"); do
+    for side in "$@"; do
         wrk -t1 -c"$connections" -d"${seconds}s" --latency -s Benchmarks/upload.lua "http://127.0.0.1:${http_ports[$side]}" \
             -- "$bodies" "${tokens[$((side - 1))]}" "R$round-" >"${TMPDIR:-/tmp}/countersign-compare-wrk$side.out" &
         loads+=($!)
     done
     wait "${loads[@]}"
     steal_share=$(( ($(steal) - steal_before) * 100 / ($(jiffies) - jiffies_before) ))
-    for side in $(seq 1 "$sides"); do
+    for side in "$@"; do
         b=$(( (side - 1 + (round - 1) * swapping) % sides ))
-        stored=$(( $(proofs $((side - 1))) - before[side - 1] ))
-        server_ms=$(milliseconds $(( $(ticks "${servers[$((side - 1))]}") - server_before[side - 1] )) "$stored")
-        pg_ms=$(milliseconds $(( $(ticks $(postgres_pids "$side")) - pg_before[side - 1] )) "$stored")
+        stored=$(( $(proofs $((side - 1))) - before[side] ))
+        server_ms=$(milliseconds $(( $(ticks "${servers[$side]}") - server_before[side] )) "$stored")
+        pg_ms=$(milliseconds $(( $(ticks $(postgres_pids "$side")) - pg_before[side] )) "$stored")
         out="${TMPDIR:-/tmp}/countersign-compare-wrk$side.out"
         errors=$(grep -o 'Non-2xx or 3xx responses: [0-9]*' "$out" | grep -o '[0-9]*$' || echo 0)
         label="$(basename "${binaries[$b]}")"
@@ -117,4 +132,13 @@ for round in $(seq 1 "$rounds"); do
     done
     echo "$line  | steal ${steal_share} %"
     for pid in "${servers[@]}"; do kill "$pid"; wait "$pid" 2>/dev/null || true; done
+    servers=()
+}
+
+for round in $(seq 1 "$rounds"); do
+    if [ "$alternate" = 1 ] && [ "$sides" = 2 ]; then
+        if [ $((round % 2)) = 1 ]; then measure "$round" 1; measure "$round" 2; else measure "$round" 2; measure "$round" 1; fi
+    else
+        measure "$round" $(seq 1 "$sides")
+    fi
 done
