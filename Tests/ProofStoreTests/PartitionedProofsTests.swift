@@ -29,17 +29,7 @@ struct PartitionedProofsTests {
     static func randomBytes(_ count: Int) -> [UInt8] { (0..<count).map { _ in UInt8.random(in: 0...255) } }
 
     static func proof(receivedAt: Date, uploadedBy: UUID) -> NewProof {
-        let body = randomBytes(600), ink = randomBytes(400), png = randomBytes(900)
-        return NewProof(
-            id: UUID(),
-            capture: ProofCapture(signerName: "Ada", capturedAt: CaptureTime(date: receivedAt, offsetMinutes: 60, text: "2026-01-01T00:00:00+01:00"),
-                                  location: nil, device: DeviceFacts()),
-            body: ReceivedBody(bytes: body, contentType: "application/json", contentEncoding: nil, sha256: SHA256.hash(body),
-                               receivedAt: receivedAt),
-            rendering: ProofRendering(inkFormat: "ink", ink: ink, pointCount: 10, strokeCount: 1, png: png, pngSHA256: SHA256.hash(png),
-                                      pngWidth: 10, pngHeight: 10, renderOptionsJSON: "{}", algorithmVersion: "test"),
-            assessment: ProofAssessment(distanceToDestinationMeters: nil, geofenceRadiusMeters: 200, flags: [.noLocation]),
-            uploadedBy: uploadedBy, idempotencyKey: nil)
+        NewProof.sample(uploadedBy: uploadedBy, receivedAt: receivedAt, body: randomBytes(600), ink: randomBytes(400), png: randomBytes(900))
     }
 
     /// Rows in proofs' default partition, asked as the owner: the runtime role reaches proofs only through the parent.

@@ -12,17 +12,7 @@ import TestSupport
 @Suite("Proof group commit", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
 struct ProofBatcherTests {
     static func proof(uploadedBy: UUID, signer: String) -> NewProof {
-        let body = Array("{\"signer\":\"\(signer)\"}".utf8), ink = Array(signer.utf8), png = [UInt8](repeating: 7, count: 64)
-        return NewProof(
-            id: UUID(),
-            capture: ProofCapture(signerName: signer, capturedAt: CaptureTime(date: Date(), offsetMinutes: 0, text: "2026-11-28T00:00:00Z"),
-                                  location: nil, device: DeviceFacts()),
-            body: ReceivedBody(bytes: body, contentType: "application/json", contentEncoding: nil, sha256: SHA256.hash(body),
-                               receivedAt: Date()),
-            rendering: ProofRendering(inkFormat: "ink", ink: ink, pointCount: 3, strokeCount: 1, png: png, pngSHA256: SHA256.hash(png),
-                                      pngWidth: 8, pngHeight: 8, renderOptionsJSON: "{}", algorithmVersion: "test"),
-            assessment: ProofAssessment(distanceToDestinationMeters: nil, geofenceRadiusMeters: 200, flags: [.noLocation]),
-            uploadedBy: uploadedBy, idempotencyKey: nil)
+        NewProof.sample(uploadedBy: uploadedBy, signer: signer, body: Array("{\"signer\":\"\(signer)\"}".utf8), ink: Array(signer.utf8))
     }
 
     /// Holds the row locks `lockSQL` takes (as the owner; by default every audit chain's) until
@@ -87,7 +77,7 @@ struct ProofBatcherTests {
                 for (reference, proof) in proofs.dropFirst() {
                     group.addTask { try await repository.record(proof, reference: reference) }
                 }
-                try await Self.waitUntil { await repository.batcher.queued == 10 }
+                try await Self.waitUntil { repository.batcher.queued == 10 }
                 try await hold.end()
                 try await group.waitForAll()
             }
@@ -135,7 +125,7 @@ struct ProofBatcherTests {
                     }
                     if index == 0 { try await Self.waitUntil { repository.batchStatistics.transactions == 1 } }
                 }
-                try await Self.waitUntil { await repository.batcher.queued == uploads.count - 1 }
+                try await Self.waitUntil { repository.batcher.queued == uploads.count - 1 }
                 try await hold.end()
                 var results: [String: [String]] = [:]
                 for try await (reference, outcome) in group { results[reference, default: []].append(outcome) }

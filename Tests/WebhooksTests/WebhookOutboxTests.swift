@@ -54,19 +54,7 @@ struct WebhookOutboxTests {
                              transport: transport, settings: settings, notificationsURL: nil)
     }
 
-    static func proof(uploadedBy: UUID) -> NewProof {
-        let body = Array("{\"points\":[]}".utf8), ink = [UInt8](repeating: 1, count: 40), png = [UInt8](repeating: 2, count: 90)
-        return NewProof(
-            id: UUID(),
-            capture: ProofCapture(signerName: "Ada", capturedAt: CaptureTime(date: Date(), offsetMinutes: 0, text: "2026-01-01T00:00:00Z"),
-                                  location: nil, device: DeviceFacts()),
-            body: ReceivedBody(bytes: body, contentType: "application/json", contentEncoding: nil, sha256: SHA256.hash(body),
-                               receivedAt: Date()),
-            rendering: ProofRendering(inkFormat: "ink", ink: ink, pointCount: 10, strokeCount: 1, png: png, pngSHA256: SHA256.hash(png),
-                                      pngWidth: 10, pngHeight: 10, renderOptionsJSON: "{}", algorithmVersion: "test"),
-            assessment: ProofAssessment(distanceToDestinationMeters: nil, geofenceRadiusMeters: 200, flags: [.noLocation]),
-            uploadedBy: uploadedBy, idempotencyKey: nil)
-    }
+    static func proof(uploadedBy: UUID) -> NewProof { NewProof.sample(uploadedBy: uploadedBy) }
 
     @Test("an event exists if and only if its change committed; each is queued for the endpoints subscribed to it")
     func eventIffCommit() async throws {
