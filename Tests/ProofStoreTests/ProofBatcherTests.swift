@@ -53,6 +53,14 @@ struct ProofBatcherTests {
         try await database.query(sql).decode(Int.self, row: 0, column: 0)
     }
 
+    /// Records an issue unless `verify --database`'s check of the whole log passes.
+    static func expectLogVerifies(_ database: PostgresClient, _ when: String) async throws {
+        guard case .ok = try await AuditVerifier(database: database).verify() else {
+            Issue.record("the audit log does not verify \(when)")
+            return
+        }
+    }
+
     /// Creates deliveries `references` and a courier key; returns the key's id.
     static func prepare(_ references: [String], in database: PostgresClient) async throws -> UUID {
         let deliveries = DeliveryRepository(database: database)
@@ -93,10 +101,7 @@ struct ProofBatcherTests {
                     """, in: database) == 1)
             }
             #expect(try await Self.count("SELECT count(*) FROM audit_events WHERE action = 'proof_recorded'", in: database) == 11)
-            guard case .ok = try await AuditVerifier(database: database).verify() else {
-                Issue.record("the audit log does not verify after batched uploads")
-                return
-            }
+            try await Self.expectLogVerifies(database, "after batched uploads")
         }
     }
 
@@ -139,10 +144,7 @@ struct ProofBatcherTests {
             #expect(try await Self.count("SELECT count(*) FROM proofs", in: database) == references.count)
             #expect(try await Self.count("SELECT count(*) FROM audit_events WHERE action = 'proof_recorded'", in: database)
                     == references.count)
-            guard case .ok = try await AuditVerifier(database: database).verify() else {
-                Issue.record("the audit log does not verify after a refused batch")
-                return
-            }
+            try await Self.expectLogVerifies(database, "after a refused batch")
         }
     }
 

@@ -20,8 +20,9 @@ import Synchronization
 /// 503 `busy` and a `Retry-After`, instead of letting a queue grow behind one client.
 public final class CPUWorkPool: Sendable {
     /// The threads, shared by every pool of the process: one per core, started once and never
-    /// stopped (a process has one set of cores; each pool bounds its own admissions).
-    static let threads: NIOThreadPool = {
+    /// stopped (a process has one set of cores; each pool bounds its own admissions). Reached only
+    /// through their ``Lane``, which counts the jobs waiting for them.
+    private static let threads: NIOThreadPool = {
         let pool = NIOThreadPool(numberOfThreads: cores)
         pool.start()
         return pool
@@ -32,7 +33,7 @@ public final class CPUWorkPool: Sendable {
     /// while ordinary uploads, request handlers or PostgreSQL want the CPU the kernel gives them
     /// most of it, so a few clients sending the largest valid inputs slow everyone else far less
     /// than a core each would (Benchmarks/hostile_load.sh measures it).
-    static let heavyThreads: NIOThreadPool = {
+    private static let heavyThreads: NIOThreadPool = {
         let pool = NIOThreadPool(numberOfThreads: heavyThreadCount)
         pool.start()
         return pool
@@ -246,14 +247,12 @@ public final class CPUWorkPool: Sendable {
     /// others wait, it goes to the back of the queue like any job, so keys still take turns.
     private func submit(_ job: Job, for key: UUID?) {
         let lane = job.weight == .heavy ? Self.heavyLane : Self.lightLane
-        lane.waiting.add(1, ordering: .relaxed)
-        lane.threads.submit { state in
-            lane.waiting.subtract(1, ordering: .relaxed)
+        lane.submit { active in
             var job = job
             while true {
-                job.perform(state == .active)
+                job.perform(active)
                 guard let key, let next = self.endTurn(key) else { return }
-                guard next.weight == job.weight, state == .active, lane.waiting.load(ordering: .relaxed) == 0 else {
+                guard next.weight == job.weight, active, !lane.hasWaiting else {
                     return self.submit(next, for: key)
                 }
                 job = next
@@ -261,11 +260,35 @@ public final class CPUWorkPool: Sendable {
         }
     }
 
+    /// Runs `work` on the pool's (light) threads with no key and no admission: the service's own
+    /// work that a caller already bounds (`VerificationHashing`). It waits in the same queue, so a
+    /// key's next job does not take the thread ahead of it.
+    static func runOnThreads<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            lightLane.submit { active in
+                guard active else { return continuation.resume(throwing: CancellationError()) }
+                continuation.resume(with: Result { try work() })
+            }
+        }
+    }
+
     /// One set of threads and how many jobs wait for them (submitted, not started).
     private final class Lane: Sendable {
-        let threads: NIOThreadPool
-        let waiting = Atomic<Int>(0)
+        private let threads: NIOThreadPool
+        private let waiting = Atomic<Int>(0)
         init(_ threads: NIOThreadPool) { self.threads = threads }
+
+        /// True when a job submitted here has not started yet.
+        var hasWaiting: Bool { waiting.load(ordering: .relaxed) > 0 }
+
+        /// Runs `body` on one of the threads, told whether the threads are still running.
+        func submit(_ body: @escaping @Sendable (_ active: Bool) -> Void) {
+            waiting.add(1, ordering: .relaxed)
+            threads.submit { state in
+                self.waiting.subtract(1, ordering: .relaxed)
+                body(state == .active)
+            }
+        }
     }
 
     private static let lightLane = Lane(threads)

@@ -17,7 +17,7 @@ public enum VerificationHashing {
             return try await withThrowingTaskGroup(of: (Int, [[UInt8]]).self) { group in
                 for start in stride(from: 0, to: events.count, by: size) {
                     let part = Array(events[start..<min(start + size, events.count)])
-                    group.addTask { (start, try await CPUWorkPool.threads.runIfActive { part.map { $0.recomputedHash } }) }
+                    group.addTask { (start, try await CPUWorkPool.runOnThreads { part.map { $0.recomputedHash } }) }
                 }
                 var hashes = [[UInt8]](repeating: [], count: events.count)
                 for try await (start, part) in group { hashes.replaceSubrange(start..<start + part.count, with: part) }

@@ -22,15 +22,16 @@ import Synchronization
 /// batch, as they would have failed each alone.
 ///
 /// No lock held elsewhere may stall every upload: a transaction of the batcher waits at most
-/// ``lockWait`` for a row lock (a delivery being cancelled, a chain held by a slow commit); past
+/// `lockWait` for a row lock (a delivery being cancelled, a chain held by a slow commit); past
 /// it, its proofs are stored again on their own, outside the batcher, where only they wait.
 final class ProofBatcher: Sendable {
     /// Most proofs in one transaction.
     let maxBatch: Int
     /// Most transactions at once.
     let maxInFlight: Int
-    /// The longest a batcher's transaction waits for a lock (PostgreSQL's `lock_timeout`).
-    let lockWait: Duration
+    /// The longest a batcher's transaction waits for a lock (PostgreSQL's `lock_timeout`), in
+    /// milliseconds.
+    let lockWaitMilliseconds: Int
 
     private struct Waiter {
         var pending: PendingProof
@@ -43,17 +44,19 @@ final class ProofBatcher: Sendable {
         var counts = ProofBatchCounts()
     }
 
-    /// Stores proofs in one transaction, all or none; with a lock wait, `lock_timeout` is set to it.
-    private let store: @Sendable ([PendingProof], _ lockWait: Duration?) async throws -> Void
+    /// Stores proofs in one transaction, all or none; with a lock wait (milliseconds), `lock_timeout`
+    /// is set to it.
+    private let store: @Sendable ([PendingProof], _ lockWaitMilliseconds: Int?) async throws -> Void
     private let state = Mutex(State())
 
     /// A batcher storing proofs with `store` (all or none).
-    init(maxBatch: Int = 32, maxInFlight: Int = 1, lockWait: Duration = .seconds(1),
-         store: @escaping @Sendable ([PendingProof], _ lockWait: Duration?) async throws -> Void) {
+    init(maxBatch: Int, maxInFlight: Int, lockWait: Duration,
+         store: @escaping @Sendable ([PendingProof], _ lockWaitMilliseconds: Int?) async throws -> Void) {
         precondition(maxBatch >= 1 && maxInFlight >= 1, "a batcher stores at least one proof at a time")
         self.maxBatch = maxBatch
         self.maxInFlight = maxInFlight
-        self.lockWait = lockWait
+        let (seconds, attoseconds) = lockWait.components
+        self.lockWaitMilliseconds = max(1, Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
         self.store = store
     }
 
@@ -70,7 +73,7 @@ final class ProofBatcher: Sendable {
         if leads {
             let outcome: Result<Void, any Error>
             do {
-                try await store([pending], lockWait)
+                try await store([pending], lockWaitMilliseconds)
                 outcome = .success(())
             } catch {
                 outcome = .failure(error)
@@ -135,7 +138,7 @@ final class ProofBatcher: Sendable {
     /// a lock, its proofs are stored again one by one, each in its own task, and the queue goes on.
     private func run(_ batch: [Waiter]) async {
         do {
-            try await store(batch.map(\.pending), lockWait)
+            try await store(batch.map(\.pending), lockWaitMilliseconds)
             if batch.count > 1 { state.withLock { $0.counts.together += batch.count } }
             for waiter in batch { waiter.continuation.resume() }
         } catch where Self.rolledBack(error) && (batch.count > 1 || Self.waitedTooLong(error)) {
@@ -156,7 +159,7 @@ final class ProofBatcher: Sendable {
     }
 
     /// True for PostgreSQL's `lock_timeout` (SQLSTATE 55P03): the transaction waited longer than
-    /// ``lockWait`` for a lock and was rolled back.
+    /// ``lockWaitMilliseconds`` for a lock and was rolled back.
     static func waitedTooLong(_ error: any Error) -> Bool {
         (error as? PostgresError)?.sqlState == "55P03"
     }

@@ -18,8 +18,8 @@ public struct ProofRepository: Sendable {
     /// pin these to make batches predictable).
     init(database: PostgresClient, maxBatch: Int, maxInFlight: Int, lockWait: Duration) {
         self.database = database
-        self.batcher = ProofBatcher(maxBatch: maxBatch, maxInFlight: maxInFlight, lockWait: lockWait) { batch, lockWait in
-            try await Self.recordTogether(batch, lockWait: lockWait, in: database)
+        self.batcher = ProofBatcher(maxBatch: maxBatch, maxInFlight: maxInFlight, lockWait: lockWait) { batch, milliseconds in
+            try await Self.recordTogether(batch, lockWaitMilliseconds: milliseconds, in: database)
         }
     }
 
@@ -66,16 +66,15 @@ public struct ProofRepository: Sendable {
     /// Proofs in one transaction, all or none: each one's statement, one audit append for all of
     /// them, each one's outbox statement, one commit; for one proof that is `BEGIN`, its statement
     /// and the chain's lock in one round trip, the audit insert, the outbox statement and `COMMIT`
-    /// in the other. With `lockWait`, the transaction waits at most that long for any lock
-    /// (`lock_timeout`, SQLSTATE 55P03 past it). Throws the first failure; nothing is stored then.
+    /// in the other. With `lockWaitMilliseconds`, the transaction waits at most that long for any
+    /// lock (`lock_timeout`, SQLSTATE 55P03 past it). Throws the first failure; nothing is stored then.
     /// The database's refusals are turned into ``ProofStoreError`` for a single proof only: the
     /// batcher stores each proof of a refused batch again on its own.
-    static func recordTogether(_ batch: [PendingProof], lockWait: Duration?, in database: PostgresClient) async throws {
+    static func recordTogether(_ batch: [PendingProof], lockWaitMilliseconds: Int?, in database: PostgresClient) async throws {
         do {
             try await database.withTransaction(retryingStalePlans: true) { session in
-                if let lockWait {
-                    let milliseconds = max(1, Int(lockWait.components.seconds * 1000 + lockWait.components.attoseconds / 1_000_000_000_000_000))
-                    session.enqueue("SET LOCAL lock_timeout = \(unescaped: String(milliseconds))")
+                if let lockWaitMilliseconds {
+                    session.enqueue("SET LOCAL lock_timeout = \(unescaped: String(lockWaitMilliseconds))")
                 }
                 var entries: [AuditEntry] = []
                 for pending in batch {
