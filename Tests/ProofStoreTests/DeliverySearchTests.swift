@@ -208,6 +208,28 @@ struct DeliverySearchTests {
         }
     }
 
+    @Test("plans: a box across the 180th meridian is read from the area index alone, one scan per side")
+    func meridianPlan() async throws {
+        try await ScratchDatabase.with(prefix: "search_meridian", poolSize: 1) { scratch, database in
+            try await database.query("""
+                INSERT INTO deliveries (reference, recipient_name, address, destination_lat, destination_lon)
+                SELECT 'M-' || g, 'R', 'A', -18 + (g % 5) * 0.1, CASE WHEN g % 2 = 0 THEN 179.5 ELSE -179.5 END
+                FROM generate_series(1, 20000) g
+                """)
+            try await PostgresClient.withClient(.forTests(url: scratch.ownerURL, poolSize: 1)) { owner in
+                _ = try await owner.query("VACUUM ANALYZE deliveries")
+            }
+            let search = DeliverySearch(boundingBox: .init(west: 179, south: -19, east: -179, north: -16))
+            let result = try await database.withConnection { session in
+                try await session.query("EXPLAIN (FORMAT JSON) \(DeliveryRepository.indexedQuery(search, below: 15_000, limit: 51))")
+            }
+            let plan = try result.decode(String.self, row: 0, column: 0)
+            let scans = Self.nodes(plan).filter { $0.index == "deliveries_destination_point" }
+            #expect(scans.count == 2 && scans.allSatisfy { $0.type == "Index Only Scan" }, "\(plan)")
+            #expect(!Self.nodes(plan).contains { $0.type.hasPrefix("Bitmap") }, "\(plan)")
+        }
+    }
+
     /// The JSON plan of `EXECUTE name(...)` with `query`'s values written as literals.
     static func explain(_ session: PostgresSession, _ name: String, _ query: PostgresQuery) async throws -> String {
         let literals = query.binds.map { value -> String in
@@ -225,18 +247,21 @@ struct DeliverySearchTests {
 
     /// The index names of every index scan node of a JSON plan.
     static func indexScans(_ plan: String) -> Set<String> {
-        var names = Set<String>()
+        Set(nodes(plan).filter { $0.type.contains("Index") }.compactMap(\.index))
+    }
+
+    /// Every node of a JSON plan: its type and the index it reads, if any.
+    static func nodes(_ plan: String) -> [(type: String, index: String?)] {
+        var nodes: [(type: String, index: String?)] = []
         func walk(_ node: Any) {
             if let object = node as? [String: Any] {
-                if let type = object["Node Type"] as? String, type.contains("Index"), let index = object["Index Name"] as? String {
-                    names.insert(index)
-                }
+                if let type = object["Node Type"] as? String { nodes.append((type, object["Index Name"] as? String)) }
                 object.values.forEach(walk)
             } else if let array = node as? [Any] {
                 array.forEach(walk)
             }
         }
         if let json = try? JSONSerialization.jsonObject(with: Data(plan.utf8)) { walk(json) }
-        return names
+        return nodes
     }
 }

@@ -11,6 +11,13 @@ struct SQLFilter {
         conditions.append(condition)
     }
 
+    /// This filter and every condition of `other`.
+    func adding(_ other: SQLFilter) -> SQLFilter {
+        var both = self
+        both.conditions += other.conditions
+        return both
+    }
+
     /// `WHERE a AND b ...`, or nothing when there are no conditions.
     var whereClause: PostgresQuery {
         conditions.isEmpty ? "" : "WHERE \(conditions.joined(separator: " AND "))"

@@ -67,14 +67,22 @@ extension DeliveryRepository {
     /// planner cannot know it (a box's selectivity is a constant to it, a set from `proofs` is
     /// opaque). Status and time alone keep `ORDER BY seq`: their B-trees have real statistics, and
     /// `(status, seq DESC)` or a walk of `seq` past a period's end may be the right plan for them.
+    /// An area across the 180th meridian is one such select per rectangle, merged: each stays an
+    /// index-only scan.
     static func indexedQuery(_ search: DeliverySearch, below: Int64, limit: Int) -> PostgresQuery {
-        var filter = DeliverySearchConditions.filter(search, form: .fromIndex)
-        filter.add("d.seq < \(below)")
         let order = search.hasIndexedFilter ? "d.seq + 0" : "d.seq"
+        let selects: [PostgresQuery] = DeliverySearchConditions.filterPerRectangle(search, form: .fromIndex).map {
+            var filter = $0
+            filter.add("d.seq < \(below)")
+            return "SELECT d.seq FROM deliveries d \(filter.whereClause) ORDER BY \(unescaped: order) DESC LIMIT \(limit)"
+        }
+        let hits: PostgresQuery = selects.count == 1 ? selects[0] : """
+            SELECT seq FROM (\(selects.map { "(\($0))" as PostgresQuery }.joined(separator: " UNION ALL "))) each
+            ORDER BY seq DESC LIMIT \(limit)
+            """
         return """
-            SELECT \(unescaped: columns) FROM (
-                SELECT d.seq FROM deliveries d \(filter.whereClause) ORDER BY \(unescaped: order) DESC LIMIT \(limit)
-            ) hit JOIN deliveries d ON d.seq = hit.seq LEFT JOIN proofs p ON \(unescaped: proofJoin)
+            SELECT \(unescaped: columns) FROM (\(hits)) hit
+            JOIN deliveries d ON d.seq = hit.seq LEFT JOIN proofs p ON \(unescaped: proofJoin)
             ORDER BY d.seq DESC
             """
     }

@@ -22,28 +22,53 @@ enum DeliverySearchConditions {
 
     static func filter(_ search: DeliverySearch, form: Form) -> SQLFilter {
         var filter = SQLFilter()
+        if let box = search.boundingBox { filter.add(inside(GeoRectangles(box))) }
+        if let circle = search.near { filter.add(inside(GeoRectangles(around: circle))) }
+        return filter.adding(nonSpatial(search, form: form))
+    }
+
+    /// The filter once per rectangle of the search's area: with the matches of each answered by an
+    /// index-only scan of the area index, where one `OR` of rectangles would be a bitmap scan
+    /// visiting every match's row. The rectangles are disjoint (``GeoRectangles``), so every match
+    /// is in exactly one of the filters; a search without an area has one filter.
+    static func filterPerRectangle(_ search: DeliverySearch, form: Form) -> [SQLFilter] {
+        var areas: [[GeoRectangles.Rectangle]] = [[]]
+        for area in [search.boundingBox.map { GeoRectangles($0) }, search.near.map { GeoRectangles(around: $0) }] {
+            guard let area else { continue }
+            areas = areas.flatMap { chosen in area.rectangles.map { chosen + [$0] } }
+        }
+        let rest = nonSpatial(search, form: form)
+        return areas.map { rectangles in
+            var filter = SQLFilter()
+            for rectangle in rectangles { filter.add(inside(rectangle)) }
+            return filter.adding(rest)
+        }
+    }
+
+    /// Every condition except the areas' rectangles (a circle's exact distance is one of them).
+    private static func nonSpatial(_ search: DeliverySearch, form: Form) -> SQLFilter {
+        var filter = SQLFilter()
         if let status = search.status { filter.add("d.status = \(status.rawValue)") }
         if let reason = search.attemptReason {
             filter.add("EXISTS (SELECT 1 FROM delivery_attempts a WHERE a.delivery_id = d.id AND a.reason = \(reason.rawValue)::text)")
         }
         if let since = search.since { filter.add("d.created_at >= \(since)") }
         if let until = search.until { filter.add("d.created_at < \(until)") }
-        if let box = search.boundingBox { filter.add(inside(GeoRectangles(box))) }
-        if let circle = search.near {
-            filter.add(inside(GeoRectangles(around: circle)))
-            filter.add(within(circle))
-        }
+        if let circle = search.near { filter.add(within(circle)) }
         if let text = search.text { filter.add(matching(text, form: form)) }
         if let flag = search.flag { filter.add(flagged(flag, form: form)) }
         return filter
     }
 
-    /// Destination inside one of the rectangles (a `BitmapOr` of two index scans across the 180th meridian).
+    /// Destination inside one of the rectangles (read 1 tests its rows one by one).
     static func inside(_ area: GeoRectangles) -> PostgresQuery {
-        let boxes: [PostgresQuery] = area.rectangles.map {
-            "d.destination <@ box(point(\($0.west), \($0.south)), point(\($0.east), \($0.north)))"
-        }
+        let boxes = area.rectangles.map(inside)
         return boxes.count == 1 ? boxes[0] : "(\(boxes.joined(separator: " OR ")))"
+    }
+
+    /// Destination inside one rectangle.
+    static func inside(_ rectangle: GeoRectangles.Rectangle) -> PostgresQuery {
+        "d.destination <@ box(point(\(rectangle.west), \(rectangle.south)), point(\(rectangle.east), \(rectangle.north)))"
     }
 
     /// The exact haversine distance from the circle's centre, within its radius.

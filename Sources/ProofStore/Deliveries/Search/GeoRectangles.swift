@@ -12,6 +12,7 @@ struct GeoRectangles: Equatable {
         var north: Double
     }
 
+    /// Disjoint, so a search may read each from the index on its own and merge without duplicates.
     let rectangles: [Rectangle]
 
     /// The rectangles of `box` (`west > east` crosses the 180th meridian; a width of 360° or more is
