@@ -128,17 +128,21 @@ public struct ZipArchiveReader: Sendable {
     public func contents(of entry: Entry, limit: Int = 512 << 20) throws(Failure) -> [UInt8] {
         let header = entry.localHeaderOffset
         guard header <= source.size, source.size - header >= 30 else { throw Failure(message: "damaged local header") }
-        let fields = try source.read(at: header, count: 30)
-        guard fields.u32(0) == 0x0403_4b50 else { throw Failure(message: "damaged local header") }
-        let start = header + 30 + UInt64(fields.u16(26)) + UInt64(fields.u16(28))
-        guard start <= source.size, entry.compressedSize <= source.size - start, entry.size <= UInt64(limit),
-              entry.compressedSize <= UInt64(limit) else {
-            throw Failure(message: "entry data out of bounds")
-        }
-        let stored = try source.read(at: start, count: Int(entry.compressedSize))
+        guard entry.size <= UInt64(limit), entry.compressedSize <= UInt64(limit) else { throw Failure(message: "entry data out of bounds") }
+        // One read for the local header and the data behind it, when the header's name and extra
+        // field are no longer than the directory's name and a little slack (as in archives we write);
+        // else a second read for the data.
+        let guess = 30 + UInt64(entry.name.utf8.count) + Self.localExtraSlack + entry.compressedSize
+        let block = try source.read(at: header, count: Int(min(guess, source.size - header)))
+        guard block.u32(0) == 0x0403_4b50 else { throw Failure(message: "damaged local header") }
+        let offset = 30 + UInt64(block.u16(26)) + UInt64(block.u16(28))
+        let start = header + offset
+        guard start <= source.size, entry.compressedSize <= source.size - start else { throw Failure(message: "entry data out of bounds") }
+        let end = offset + entry.compressedSize
+        let stored = end <= UInt64(block.count) ? block[Int(offset)..<Int(end)] : ArraySlice(try source.read(at: start, count: Int(entry.compressedSize)))
         let data: [UInt8]
         switch entry.method {
-        case 0: data = stored
+        case 0: data = Array(stored)
         case 8: data = try ZipInflater.withInflater { (inflater) throws(Failure) in try inflater.inflate(stored, size: Int(entry.size)) }
         default: throw Failure(message: "unsupported compression method \(entry.method)")
         }
@@ -146,6 +150,9 @@ public struct ZipArchiveReader: Sendable {
         guard UInt64(data.count) == entry.size, crc == entry.crc else { throw Failure(message: "CRC-32 or size does not match") }
         return data
     }
+
+    /// Bytes read past the directory's name in the hope that the local header's extra field fits.
+    static let localExtraSlack: UInt64 = 32
 }
 
 extension [UInt8] {

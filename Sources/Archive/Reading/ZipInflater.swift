@@ -20,7 +20,7 @@ final class ZipInflater: @unchecked Sendable {
     }
 
     /// The raw deflate stream `input`, which must inflate to exactly `size` bytes and end there.
-    func inflate(_ input: [UInt8], size: Int) throws(ZipArchiveReader.Failure) -> [UInt8] {
+    func inflate(_ input: ArraySlice<UInt8>, size: Int) throws(ZipArchiveReader.Failure) -> [UInt8] {
         guard ready, inflateReset(&stream) == Z_OK else { throw ZipArchiveReader.Failure(message: "zlib could not be initialised") }
         // Deflate expands at most ~1032:1: a declared size beyond that cannot be met, so a hostile
         // directory entry cannot make this allocate more than its data could fill.

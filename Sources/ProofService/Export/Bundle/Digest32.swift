@@ -15,9 +15,14 @@ struct Digest32: Hashable, Sendable, CustomStringConvertible {
     /// From 64 hex digits (either case); nil otherwise. Straight into the words, without an
     /// array: the verifier reads several per proof.
     init?(hex: String) {
+        self.init(hexDigits: hex.utf8)
+    }
+
+    /// From 64 hex digits given as bytes (a line of a checksums file, unread as text).
+    init?(hexDigits: some Sequence<UInt8>) {
         var word: UInt64 = 0, words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
         var count = 0
-        for byte in hex.utf8 {
+        for byte in hexDigits {
             guard count < 64, let value = Self.nibble(byte) else { return nil }
             word = word << 4 | UInt64(value)
             count += 1

@@ -21,6 +21,31 @@ enum BundleParallelMap {
         }
     }
 
+    /// Starts ``map(_:_:)`` on another thread and returns at once: the caller applies the previous
+    /// batch's results while this one is read (``Pending/wait()`` gives them).
+    static func start<T: Sendable>(_ count: Int, _ transform: @escaping @Sendable (Int) -> T) -> Pending<T> {
+        let pending = Pending<T>()
+        pending.group.enter()
+        DispatchQueue.global().async {
+            pending.results = map(count, transform)
+            pending.group.leave()
+        }
+        return pending
+    }
+
+    /// The results of a batch started with ``start(_:_:)``.
+    final class Pending<T: Sendable>: @unchecked Sendable {
+        fileprivate let group = DispatchGroup()
+        /// Written once by the starting thread before it leaves `group`, read only after `wait()`.
+        fileprivate var results: [T] = []
+
+        /// Blocks until the batch is done, then gives its results in order.
+        func wait() -> [T] {
+            group.wait()
+            return results
+        }
+    }
+
     /// The result buffer, shared by the iterations: each index is written exactly once, by the
     /// one iteration that owns it, and read only after `concurrentPerform` has returned.
     private struct Slots<T>: @unchecked Sendable {

@@ -11,10 +11,9 @@ import ProofStore
 /// lines and one batch of entries at a time: a batch is read, inflated, hashed and its
 /// `metadata.json` files parsed on all cores (``BundleParallelMap``), then applied in order.
 enum BundleProofScan {
-    /// One entry as the parallel part read it.
+    /// One entry as the parallel part read it: no file's contents are kept (a checksums file is
+    /// read again when applied), so a batch holds digests and parsed metadata only.
     struct ReadEntry: Sendable {
-        /// Kept only for what the serial part needs whole: checksum files.
-        var contents: [UInt8]?
         var bytes: Int
         var sha256: Digest32
         /// For a `metadata.json`: the document read and its facts digest.
@@ -29,8 +28,8 @@ enum BundleProofScan {
             let contents = try archive.contents(of: entry, limit: 256 << 20)
             let name = entry.name
             let isMetadata = name.hasPrefix(BundleLayout.deliveriesPrefix) && name.hasSuffix("/metadata.json")
-            return ReadEntry(contents: name.hasPrefix(BundleLayout.checksumsPrefix) ? contents : nil, bytes: contents.count,
-                             sha256: Digest32.of(contents), metadata: isMetadata ? BundleProofCheck.Metadata.read(contents) : nil)
+            return ReadEntry(bytes: contents.count, sha256: Digest32.of(contents),
+                             metadata: isMetadata ? BundleProofCheck.Metadata.read(contents) : nil)
         }
     }
 
@@ -76,12 +75,13 @@ enum BundleProofScan {
             var listed: [String: Digest32] = [:]
             var order: [String] = []
             for line in contents.split(separator: 0x0A) {
-                let text = String(decoding: line, as: UTF8.self)
-                guard text.utf8.count > 66, let digest = Digest32(hex: String(text.prefix(64))) else {
+                let start = line.startIndex
+                guard line.count > 66, line[start + 64] == 0x20, line[start + 65] == 0x20,
+                      let digest = Digest32(hexDigits: line[start..<start + 64]) else {
                     fail(name, "a line is not `SHA256  PATH`")
                     continue
                 }
-                let path = String(text.dropFirst(66))
+                let path = String(decoding: line[(start + 66)...], as: UTF8.self)
                 listed[path] = digest
                 order.append(path)
             }
@@ -110,7 +110,11 @@ enum BundleProofScan {
             }
             if name.hasPrefix(BundleLayout.checksumsPrefix) {
                 finishFolder()
-                compareChecksums(name, found.contents ?? [])
+                do {
+                    compareChecksums(name, try archive.contents(of: entry, limit: 256 << 20))
+                } catch {
+                    fail(name, "\(error)")
+                }
                 return
             }
             state.pending.append((name: name, sha256: found.sha256))
@@ -133,13 +137,22 @@ enum BundleProofScan {
             }
         }
         var batch: [ZipArchiveReader.Entry] = []
+        // One batch is read on all cores while the one before it is applied here: at most two
+        // batches are held.
+        var reading: (entries: [ZipArchiveReader.Entry], results: BundleParallelMap.Pending<Result<ReadEntry, ZipArchiveReader.Failure>?>)?
+        func applyRead() {
+            guard let (entries, pending) = reading else { return }
+            reading = nil
+            // Large entries (none in a bundle we wrote) are read when applied, one at a time, so a
+            // hostile batch cannot hold a thousand of them at once.
+            for (entry, result) in zip(entries, pending.wait()) { apply(entry, result ?? Self.read(archive, entry)) }
+        }
         func flush() {
             let entries = batch
             batch.removeAll(keepingCapacity: true)
-            // Large entries (none in a bundle we wrote) are read when applied, one at a time, so a
-            // hostile batch cannot hold 256 of them at once.
-            let read = BundleParallelMap.map(entries.count) { entries[$0].size <= Self.parallelEntryLimit ? Self.read(archive, entries[$0]) : nil }
-            for (entry, result) in zip(entries, read) { apply(entry, result ?? Self.read(archive, entry)) }
+            let started = BundleParallelMap.start(entries.count) { entries[$0].size <= Self.parallelEntryLimit ? Self.read(archive, entries[$0]) : nil }
+            applyRead()
+            reading = (entries, started)
         }
         do {
             try archive.forEachEntry { entry in
@@ -149,9 +162,11 @@ enum BundleProofScan {
             }
         } catch {
             flush()
+            applyRead()
             fail("bundle", "\(error)")
         }
         flush()
+        applyRead()
         finishFolder()
         for (file, _) in state.pending { fail(file, "is not covered by any checksums file") }
         for file in checksums where !seenChecksums.contains(file.path) { fail(file.path, "missing from the bundle") }
