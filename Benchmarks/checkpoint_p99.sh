@@ -9,6 +9,7 @@
 #
 #   Benchmarks/checkpoint_p99.sh [SECONDS] [CONNECTIONS]        (defaults 600 and 8)
 #   CHECKPOINT_RUNS=local,frequent Benchmarks/checkpoint_p99.sh  (which configurations, in order)
+#   CHECKPOINT_EXTRA_OPTIONS='-c name=value' …   added to every run's settings (an experiment)
 #   CHECKPOINT_SLOW_MS=100 …      also list statements slower than 100 ms and autovacuum runs, by minute
 #
 # Environment: BENCH_BINARY (default: `swift build -c release` here), COUNTERSIGN_CORPUS (default
@@ -43,7 +44,7 @@ run() {  # run LABEL "PG OPTIONS"
     # print them after the checkpoints, so a latency spike can be placed (database or not).
     local slow=""
     [ -z "${CHECKPOINT_SLOW_MS:-}" ] || slow="-c log_min_duration_statement=${CHECKPOINT_SLOW_MS} -c log_autovacuum_min_duration=0"
-    export COUNTERSIGN_PG_PORT="$(python3 scripts/free-port.py)" COUNTERSIGN_PG_OPTIONS="-c log_checkpoints=on $slow $2"
+    export COUNTERSIGN_PG_PORT="$(python3 scripts/free-port.py)" COUNTERSIGN_PG_OPTIONS="-c log_checkpoints=on $slow $2 ${CHECKPOINT_EXTRA_OPTIONS:-}"
     $PG stop >/dev/null 2>&1 || true
     $PG start >&2
     $PG createdb countersign_checkpoint --fresh >&2
