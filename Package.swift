@@ -97,7 +97,13 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
-        .target(name: "Archive", dependencies: ["CZlib"], swiftSettings: strict),
+        // MARK: whole-buffer DEFLATE and CRC-32 of ZIP entries through libdeflate
+        .systemLibrary(
+            name: "CLibDeflate",
+            pkgConfig: "libdeflate",
+            providers: [.apt(["libdeflate-dev"])]
+        ),
+        .target(name: "Archive", dependencies: ["CZlib", "CLibDeflate"], swiftSettings: strict),
 
         // MARK: Hashing through OpenSSL's libcrypto (libpq already loads it)
         .systemLibrary(
@@ -220,7 +226,7 @@ let package = Package(
         ),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "CLibPQ", "TestSupport"], swiftSettings: strict),
         .target(name: "TestSupport", dependencies: ["Cryptography", "Postgres", "ProofStore"], path: "Tests/TestSupport", swiftSettings: strict),
-        .testTarget(name: "ProofServiceTests", dependencies: ["ProofService", "SignatureKit", "TestSupport", "Archive", "CZlib"], swiftSettings: strict),
+        .testTarget(name: "ProofServiceTests", dependencies: ["ProofService", "SignatureKit", "TestSupport", "Archive", "CLibDeflate"], swiftSettings: strict),
         .testTarget(name: "WebhooksTests", dependencies: ["Webhooks", "ProofStore", "Postgres", "TestSupport", "Cryptography"], swiftSettings: strict),
         // Runs the built `countersign` binary (key custody: export, verify, serve refusing to start).
         .testTarget(name: "CLITests", dependencies: ["Cryptography", "TestSupport"], swiftSettings: strict),

@@ -1,35 +1,27 @@
 import Archive
-import CZlib
+import CLibDeflate
 import Foundation
 import Testing
 
-/// Export bundles keep their bytes (docs/decisions/0028-export-and-verify-throughput.md): entries
-/// deflated through the reused streams are exactly what a fresh stream per entry — the writer
-/// before — made, whatever came before them on the same stream.
+/// Export bundles keep their bytes whatever thread wrote them
+/// (docs/decisions/0031-libdeflate-for-bundle-entries.md): entries deflated through the pooled
+/// compressors are exactly what a fresh compressor per entry makes, whatever came before them on
+/// the same compressor, and zlib inflates them back.
 @Suite("Bundle deflate")
 struct BundleDeflateTests {
-    /// The writer before: a new raw-deflate stream at level 1 for each entry.
+    /// A fresh libdeflate compressor at level 1 for one entry.
     static func freshDeflate(_ contents: [UInt8]) -> [UInt8] {
-        var stream = z_stream()
-        precondition(deflateInit2_(&stream, 1, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
-                                   Int32(MemoryLayout<z_stream>.size)) == Z_OK)
-        defer { deflateEnd(&stream) }
-        var output = [UInt8](repeating: 0, count: Int(deflateBound(&stream, UInt(contents.count))))
-        let status: Int32 = contents.withUnsafeBufferPointer { source in
-            output.withUnsafeMutableBufferPointer { target in
-                stream.next_in = UnsafeMutablePointer(mutating: source.baseAddress)
-                stream.avail_in = UInt32(source.count)
-                stream.next_out = target.baseAddress
-                stream.avail_out = UInt32(target.count)
-                return deflate(&stream, Z_FINISH)
-            }
+        let compressor = libdeflate_alloc_compressor(1)
+        defer { libdeflate_free_compressor(compressor) }
+        var output = [UInt8](repeating: 0, count: libdeflate_deflate_compress_bound(compressor, contents.count))
+        let count = contents.withUnsafeBytes { source in
+            output.withUnsafeMutableBytes { libdeflate_deflate_compress(compressor, source.baseAddress, source.count, $0.baseAddress, $0.count) }
         }
-        precondition(status == Z_STREAM_END)
-        output.removeLast(Int(stream.avail_out))
-        return output
+        precondition(count > 0)
+        return Array(output.prefix(count))
     }
 
-    @Test("reused streams write the bytes fresh ones wrote, from every thread")
+    @Test("pooled compressors write the bytes fresh ones write, from every thread; zlib inflates them")
     func sameBytes() async throws {
         var generator = SystemRandomNumberGenerator()
         let words = Array("<path d=\"M 12.5 40.25 C 13 41 14 42.5 15.75 43\"/> {\"x\":1.25,\"y\":2,\"t\":16} ".utf8)

@@ -1,4 +1,3 @@
-import CZlib
 import Foundation
 
 /// Reads the ZIP archives ``ZipArchiveWriter`` makes (stored or deflated entries, ZIP64 when
@@ -146,7 +145,7 @@ public struct ZipArchiveReader: Sendable {
         case 8: data = try ZipInflater.withInflater { (inflater) throws(Failure) in try inflater.inflate(stored, size: Int(entry.size)) }
         default: throw Failure(message: "unsupported compression method \(entry.method)")
         }
-        let crc = data.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, UInt32($0.count))) }
+        let crc = CRC32.of(data)
         guard UInt64(data.count) == entry.size, crc == entry.crc else { throw Failure(message: "CRC-32 or size does not match") }
         return data
     }

@@ -1,4 +1,3 @@
-import CZlib
 import Foundation
 
 /// Writes a ZIP archive (APPNOTE 6.3) as a stream in bounded memory: each ``add(_:modified:)``
@@ -32,7 +31,7 @@ public struct ZipArchiveWriter {
 
     /// `contents` checksummed and, when `compress` and deflate makes it smaller, deflated.
     public static func prepare(_ name: String, contents: [UInt8], compress: Bool) -> PreparedEntry {
-        let crc = contents.withUnsafeBufferPointer { UInt32(crc32(0, $0.baseAddress, UInt32($0.count))) }
+        let crc = CRC32.of(contents)
         if compress, let deflated = deflate(contents), deflated.count < contents.count {
             return PreparedEntry(name: Array(name.utf8), crc: crc, size: UInt64(contents.count), data: deflated, method: 8)
         }
@@ -160,10 +159,10 @@ public struct ZipArchiveWriter {
         return out
     }
 
-    /// `contents` as a raw deflate stream, or nil if zlib fails. Level 1: on a proof's files
-    /// (SVG, ink, body, metadata) it took 76 µs against level 6's 120 µs for 5 % more bytes, and
-    /// deflate is the largest part of an export's CPU (docs/decisions/0019-standalone-bundles.md).
-    /// The stream is a reused one (``ZipDeflater``): the same bytes, without zlib's setup per entry.
+    /// `contents` as a raw deflate stream, or nil if it fails. Level 1: deflate is the largest
+    /// part of an export's CPU, and higher levels cost more for a few percent fewer bytes
+    /// (docs/decisions/0019-standalone-bundles.md); libdeflate, with a reused compressor
+    /// (``ZipDeflater``, docs/decisions/0031-libdeflate-for-bundle-entries.md).
     static func deflate(_ contents: [UInt8]) -> [UInt8]? {
         ZipDeflater.withDeflater { $0.deflate(contents) }
     }
