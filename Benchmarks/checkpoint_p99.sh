@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Upload latency across PostgreSQL checkpoints (issue 23, item 5): the same upload load against a
 # private cluster twice, once with PostgreSQL's checkpoint defaults (checkpoint_timeout=5min,
-# max_wal_size=1GB, wal_compression=off) and once with the settings scripts/pg.sh starts clusters
+# max_wal_size=1GB, wal_compression=off, backend_flush_after=0) and once with the settings scripts/pg.sh starts clusters
 # with (10min, 8GB, completion 0.9, lz4), each for SECONDS (default 600: the acceptance run, long
 # enough for several checkpoints). For each it prints wrk's p50/p99/max, the checkpoints PostgreSQL
 # ran (timed and requested by WAL volume, from pg_stat_bgwriter), WAL bytes per upload, and the
@@ -63,7 +63,7 @@ run() {  # run LABEL "PG OPTIONS"
     psql -X -q "$admin" -c "CHECKPOINT"
     local before; before="$(psql -X -tA "$admin" -c "SELECT checkpoints_timed || ' ' || checkpoints_req || ' ' || pg_current_wal_lsn() FROM pg_stat_bgwriter")"
     echo "== $1: $(psql -X -tA "$admin" -c "SELECT string_agg(name || '=' || setting || coalesce(unit, ''), ' ' ORDER BY name) FROM pg_settings
-          WHERE name IN ('checkpoint_timeout', 'checkpoint_completion_target', 'max_wal_size', 'wal_compression')"), load $(cut -d' ' -f1-3 /proc/loadavg)"
+          WHERE name IN ('checkpoint_timeout', 'checkpoint_completion_target', 'max_wal_size', 'wal_compression', 'backend_flush_after')"), load $(cut -d' ' -f1-3 /proc/loadavg)"
     # 2,000 deliveries per second of run: more than the host uploads, so no request finds its delivery missing.
     wrk -t1 -c"$connections" -d"${seconds}s" --latency -s Benchmarks/upload.lua "http://127.0.0.1:$port" -- "$work/bodies.jsonl" "$token" C- \
         | grep -E "Requests/sec|Latency  |^ +(50|99)%|Non-2xx|requests in" | sed 's/^/   /'
@@ -87,7 +87,7 @@ run() {  # run LABEL "PG OPTIONS"
 # checkpoints, which the local settings' 10-minute interval alone would not.
 for which in $(tr ',' ' ' <<<"${CHECKPOINT_RUNS:-defaults,local}"); do
     case "$which" in
-        defaults) run "PostgreSQL defaults" "-c checkpoint_timeout=5min -c checkpoint_completion_target=0.9 -c max_wal_size=1GB -c min_wal_size=80MB -c wal_compression=off" ;;
+        defaults) run "PostgreSQL defaults" "-c checkpoint_timeout=5min -c checkpoint_completion_target=0.9 -c max_wal_size=1GB -c min_wal_size=80MB -c wal_compression=off -c backend_flush_after=0" ;;
         local) run "scripts/pg.sh settings" "" ;;
         frequent) run "scripts/pg.sh settings, checkpoint every 2 min" "-c checkpoint_timeout=2min" ;;
         *) echo "checkpoint_p99: unknown run '$which' (defaults, local, frequent)" >&2; exit 2 ;;

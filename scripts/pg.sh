@@ -103,9 +103,12 @@ psql_admin() {
 # volume (an upload writes about 36 KB of WAL, measured by Benchmarks/checkpoint_p99.sh: at 400
 # uploads/s the default 1 GB max_wal_size forces a checkpoint every 70 s, each followed by a burst
 # of full-page images; 8 GB lasts 9 minutes at that rate), with those images compressed. Benchmarks/checkpoint_p99.sh compares these with PostgreSQL's defaults;
-# docs/operations.md has the production settings. COUNTERSIGN_PG_OPTIONS (more `-c name=value`)
+# docs/operations.md has the production settings. Backends write out the pages they evict soon
+# after (backend_flush_after): an upload's TOAST pages mostly leave shared buffers that way, and
+# left to the kernel they pile up as gigabytes of dirty cache that the checkpoint's fsync then
+# writes at once, stalling commits behind it. COUNTERSIGN_PG_OPTIONS (more `-c name=value`)
 # comes after, so a script can override any of them.
-CHECKPOINT_OPTIONS="-c checkpoint_timeout=10min -c checkpoint_completion_target=0.9 -c max_wal_size=8GB -c min_wal_size=512MB -c wal_compression=lz4"
+CHECKPOINT_OPTIONS="-c checkpoint_timeout=10min -c checkpoint_completion_target=0.9 -c max_wal_size=8GB -c min_wal_size=512MB -c wal_compression=lz4 -c backend_flush_after=256kB"
 
 cmd_start() {
     prepare_dirs
