@@ -62,7 +62,7 @@ run() {  # run LABEL "PG OPTIONS"
     local log_start; log_start=$(wc -l <"$log")
     psql -X -q "$admin" -c "CHECKPOINT"
     local before; before="$(psql -X -tA "$admin" -c "SELECT checkpoints_timed || ' ' || checkpoints_req || ' ' || pg_current_wal_lsn() FROM pg_stat_bgwriter")"
-    echo "== $1: $(psql -X -tA "$admin" -c "SELECT string_agg(name || '=' || setting || coalesce(unit, ''), ' ' ORDER BY name) FROM pg_settings
+    echo "== $1: $(psql -X -tA "$admin" -c "SELECT string_agg(name || '=' || current_setting(name), ' ' ORDER BY name) FROM pg_settings
           WHERE name IN ('checkpoint_timeout', 'checkpoint_completion_target', 'max_wal_size', 'wal_compression', 'backend_flush_after')"), load $(cut -d' ' -f1-3 /proc/loadavg)"
     # 2,000 deliveries per second of run: more than the host uploads, so no request finds its delivery missing.
     wrk -t1 -c"$connections" -d"${seconds}s" --latency -s Benchmarks/upload.lua "http://127.0.0.1:$port" -- "$work/bodies.jsonl" "$token" C- \
