@@ -81,6 +81,18 @@ struct StandaloneBundleTests {
                 #expect(metadataReport.failures.contains { $0.file == folder + "metadata.json" && $0.reason.contains("metadata_sha256") },
                         "\(metadataReport.failures)")
 
+                // A checksums line without the two spaces of `SHA256  PATH` (sha256sum's binary-mode
+                // star instead): refused as a line, not read as the path it almost names.
+                let starred = try Self.repack(bundle) { name, contents in
+                    name.hasPrefix("checksums/") && String(decoding: contents, as: UTF8.self).contains("  \(folder)ink\n")
+                        ? try Self.replacing(contents, "  \(folder)ink\n", " *\(folder)ink\n") : contents
+                }
+                let starredReport = ExportBundleVerifier.verify(starred, trustedKey: key)
+                #expect(starredReport.failures.contains { $0.file.hasPrefix("checksums/") && $0.reason.contains("SHA256  PATH") },
+                        "\(starredReport.failures)")
+                #expect(starredReport.failures.contains { $0.file == folder + "ink" && $0.reason.contains("is not listed") },
+                        "\(starredReport.failures)")
+
                 // A removed proof: its five files are named as listed but missing, and the count differs.
                 let removed = try Self.repack(bundle) { name, contents in name.hasPrefix(folder) ? nil : contents }
                 let removedReport = ExportBundleVerifier.verify(removed, trustedKey: key)
