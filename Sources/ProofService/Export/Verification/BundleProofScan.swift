@@ -12,7 +12,7 @@ import ProofStore
 /// `metadata.json` files parsed on all cores (``BundleParallelMap``), then applied in order.
 enum BundleProofScan {
     /// One entry as the parallel part read it: no file's contents are kept (a checksums file is
-    /// read again when applied), so a batch holds digests and parsed metadata only.
+    /// left to the serial part), so a batch holds digests and parsed metadata only.
     struct ReadEntry: Sendable {
         var bytes: Int
         var sha256: Digest32
@@ -22,6 +22,8 @@ enum BundleProofScan {
 
     /// Entries up to this size are read in parallel (a proof's files and a checksums file are far smaller).
     static let parallelEntryLimit: UInt64 = 1 << 20
+
+    static func isChecksums(_ entry: ZipArchiveReader.Entry) -> Bool { entry.name.hasPrefix(BundleLayout.checksumsPrefix) }
 
     static func read(_ archive: ZipArchiveReader, _ entry: ZipArchiveReader.Entry) -> Result<ReadEntry, ZipArchiveReader.Failure> {
         Result { () throws(ZipArchiveReader.Failure) in
@@ -98,17 +100,11 @@ enum BundleProofScan {
             if read.count == order.count, read != order { fail(name, "lists the files in another order than the archive holds them") }
             state.pending = []
         }
-        /// Applies one read entry, in archive order.
-        func apply(_ entry: ZipArchiveReader.Entry, _ read: Result<ReadEntry, ZipArchiveReader.Failure>) {
+        /// Applies one entry, in archive order: `read` is what the parallel part found (nil: read it
+        /// now, as for a checksums file, which is needed whole and so is read only here).
+        func apply(_ entry: ZipArchiveReader.Entry, _ read: Result<ReadEntry, ZipArchiveReader.Failure>?) {
             let name = entry.name
-            let found: ReadEntry
-            switch read {
-            case .failure(let error):
-                fail(name, "\(error)")
-                return
-            case .success(let entry): found = entry
-            }
-            if name.hasPrefix(BundleLayout.checksumsPrefix) {
+            if Self.isChecksums(entry) {
                 finishFolder()
                 do {
                     compareChecksums(name, try archive.contents(of: entry, limit: 256 << 20))
@@ -116,6 +112,13 @@ enum BundleProofScan {
                     fail(name, "\(error)")
                 }
                 return
+            }
+            let found: ReadEntry
+            switch read ?? Self.read(archive, entry) {
+            case .failure(let error):
+                fail(name, "\(error)")
+                return
+            case .success(let entry): found = entry
             }
             state.pending.append((name: name, sha256: found.sha256))
             if name.hasPrefix(BundleLayout.deliveriesPrefix), let slash = name.lastIndex(of: "/") {
@@ -145,12 +148,14 @@ enum BundleProofScan {
             reading = nil
             // Large entries (none in a bundle we wrote) are read when applied, one at a time, so a
             // hostile batch cannot hold a thousand of them at once.
-            for (entry, result) in zip(entries, pending.wait()) { apply(entry, result ?? Self.read(archive, entry)) }
+            for (entry, result) in zip(entries, pending.wait()) { apply(entry, result) }
         }
         func flush() {
             let entries = batch
             batch.removeAll(keepingCapacity: true)
-            let started = BundleParallelMap.start(entries.count) { entries[$0].size <= Self.parallelEntryLimit ? Self.read(archive, entries[$0]) : nil }
+            let started = BundleParallelMap.start(entries.count) {
+                entries[$0].size <= Self.parallelEntryLimit && !Self.isChecksums(entries[$0]) ? Self.read(archive, entries[$0]) : nil
+            }
             applyRead()
             reading = (entries, started)
         }
