@@ -18,45 +18,17 @@ PG=scripts/pg.sh
 export COUNTERSIGN_PG_DIR="$PWD/.data/bundle-memory"
 export COUNTERSIGN_PG_PORT="$(python3 scripts/free-port.py)"
 work="$(mktemp -d "${TMPDIR:-/tmp}/countersign-bundle-memory.XXXXXX")"
-server=""
-cleanup() {
-    if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
-    $PG stop >/dev/null 2>&1 || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-$PG start >/dev/null
-$PG createdb bundle_memory --fresh >/dev/null
-export DATABASE_URL="$($PG url bundle_memory)" LOG_LEVEL=warning RATE_LIMIT_PER_SECOND=0 MIGRATIONS_DIR="$PWD/migrations"
-openssl genpkey -algorithm ed25519 -out "$work/checkpoint.pem" 2>/dev/null
-export CHECKPOINT_KEY_FILE="$work/checkpoint.pem"
-MIGRATION_DATABASE_URL="$($PG owner-url bundle_memory)" "$binary" migrate >/dev/null
-token="$("$binary" keys create --role admin --name bench | tail -1)"
-
-start_server() {
-    port="$(python3 scripts/free-port.py)"
-    DATA_DIR="$work" PORT=$port "$binary" serve >"$work/server.log" 2>&1 &
-    server=$!
-    for _ in $(seq 200); do curl -sf --max-time 2 "http://127.0.0.1:$port/healthz" >/dev/null && return; sleep 0.1; done
-    echo "bundle_memory: the server did not start" >&2; cat "$work/server.log" >&2; exit 1
-}
-stop_server() { kill "$server"; wait "$server" 2>/dev/null || true; server=""; }
-api() { curl -sf -H "Authorization: Bearer $token" -H 'Content-Type: application/json' "$@"; }
-
-start_server
-api -d '{"reference":"TPL-0","recipient":{"name":"Ada"},"address":"1 Main St","destination":{"lat":52.52,"lon":13.405}}' \
-    "http://127.0.0.1:$port/v1/deliveries" >/dev/null
-api --data-binary @docs/examples/proof-upload.json "http://127.0.0.1:$port/v1/deliveries/TPL-0/proof" >/dev/null
-key="$(api "http://127.0.0.1:$port/v1/audit/checkpoint" | python3 -c 'import json, sys; print(json.load(sys.stdin)["public_key"])')"
-stop_server
+. Benchmarks/export_setup.sh
+trap 'export_cleanup; rm -rf "$work"' EXIT
+export_setup "$binary" "$work"
 
 printf "%8s %9s %9s %9s %8s %9s %10s %10s\n" proofs "bundle MB" "API MB/s" "API peak" "CLI s" "CLI peak" "verify/s" "verify pk"
 filled=1
 for size in "$@"; do
-    python3 Benchmarks/export_fill.py "$($PG owner-url bundle_memory)" $((size - filled)) TPL-0 B- >/dev/null
+    python3 Benchmarks/export_fill.py "$($PG owner-url export_bench)" $((size - filled)) TPL-0 B- >/dev/null
     filled=$size
-    psql -X -q "$($PG owner-url bundle_memory)" -c "VACUUM ANALYZE" >/dev/null 2>&1
-    start_server
+    psql -X -q "$($PG owner-url export_bench)" -c "VACUUM ANALYZE" >/dev/null 2>&1
+    start_server "$binary"
     peak=0
     t0=$(date +%s.%N)
     api "http://127.0.0.1:$port/v1/exports/proofs?format=zip" -o /dev/null -w '%{size_download}\n' >"$work/api-bytes" &

@@ -19,35 +19,9 @@ OUT=Benchmarks/out
 mkdir -p "$OUT"
 export COUNTERSIGN_PG_DIR="$PWD/.data/bench-bundles"
 export COUNTERSIGN_PG_PORT="$(python3 scripts/free-port.py)"
-server=""
-cleanup() {
-    if [ -n "$server" ]; then kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; fi
-    $PG stop >/dev/null 2>&1 || true
-}
-trap cleanup EXIT
-$PG start >/dev/null
-$PG createdb export_bench --fresh >/dev/null
-export DATABASE_URL="$($PG url export_bench)" LOG_LEVEL=warning RATE_LIMIT_PER_SECOND=0
-openssl genpkey -algorithm ed25519 -out "$OUT/bench-checkpoint.pem" 2>/dev/null
-export CHECKPOINT_KEY_FILE="$PWD/$OUT/bench-checkpoint.pem"
-MIGRATION_DATABASE_URL="$($PG owner-url export_bench)" "$AFTER" migrate >/dev/null
-token="$("$AFTER" keys create --role admin --name bench | tail -1)"
-
-start_server() {  # $1 binary; sets port and server
-    port="$(python3 scripts/free-port.py)"
-    DATA_DIR="$PWD/$OUT/bench-data" PORT=$port "$1" serve > "$OUT/bench-server.log" 2>&1 &
-    server=$!
-    for _ in $(seq 200); do curl -sf --max-time 2 "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
-}
-stop_server() { kill "$server"; wait "$server" 2>/dev/null || true; server=""; }
-
-start_server "$AFTER"
-api() { curl -sf -H "Authorization: Bearer $token" -H 'Content-Type: application/json' "$@"; }
-api -d '{"reference":"TPL-0","recipient":{"name":"Ada"},"address":"1 Main St","destination":{"lat":52.52,"lon":13.405}}' \
-    "http://127.0.0.1:$port/v1/deliveries" >/dev/null
-api --data-binary @docs/examples/proof-upload.json "http://127.0.0.1:$port/v1/deliveries/TPL-0/proof" >/dev/null
-key="$(api "http://127.0.0.1:$port/v1/audit/checkpoint" | python3 -c 'import json, sys; print(json.load(sys.stdin)["public_key"])')"
-stop_server
+. Benchmarks/export_setup.sh
+trap export_cleanup EXIT
+export_setup "$AFTER" "$PWD/$OUT/bench-data"
 
 table="$OUT/export-bench.txt"
 printf "%-7s %7s %9s %10s %10s %10s %10s %10s %10s\n" binary proofs MB "API MB/s" "API peak" "CLI s" "CLI peak" "verify/s" "verify pk" | tee "$table"
