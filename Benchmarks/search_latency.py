@@ -5,7 +5,7 @@ For each named search (world, country and city bbox, near, q, flag) it sends REQ
 every tenth continuing to the next page with the cursor of the previous answer (so paging is
 measured too), after WARMUP unmeasured ones, and prints p50/p95/p99 in ms and the rows per page.
 
-    search_latency.py --url http://127.0.0.1:PORT --token TOKEN [--requests 200]
+    search_latency.py --url http://127.0.0.1:PORT --token TOKEN [--requests 200] [--only "city bbox,near 5 km"]
 """
 import argparse
 import http.client
@@ -38,12 +38,18 @@ def main():
     parser.add_argument("--token", required=True)
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--warmup", type=int, default=10)
+    parser.add_argument("--only", help="comma-separated names of the searches to run (default: all)")
     args = parser.parse_args()
+    chosen = args.only.split(",") if args.only else list(SEARCHES)
+    unknown = [name for name in chosen if name not in SEARCHES]
+    if unknown:
+        raise SystemExit(f"unknown searches {unknown}; known: {list(SEARCHES)}")
     target = urllib.parse.urlparse(args.url)
     connection = http.client.HTTPConnection(target.hostname, target.port, timeout=60)
     headers = {"Authorization": "Bearer " + args.token}
     print(f"{'search':<18} {'p50 ms':>8} {'p95 ms':>8} {'p99 ms':>8} {'rows/page':>10}")
-    for name, query in SEARCHES.items():
+    for name in chosen:
+        query = SEARCHES[name]
         latencies, rows, cursor = [], [], None
         for i in range(args.warmup + args.requests):
             path = "/v1/deliveries?" + query

@@ -47,6 +47,10 @@ struct RuntimeRolePrivilegesTests {
                 WHERE c.relnamespace = 'public'::regnamespace AND pg_has_role(current_user, c.relowner, 'MEMBER')
                 UNION ALL
                 SELECT 'schema public: CREATE' WHERE has_schema_privilege('public', 'CREATE')
+                UNION ALL
+                SELECT 'schema extensions: CREATE' WHERE has_schema_privilege('extensions', 'CREATE')
+                UNION ALL
+                SELECT 'schema extensions: no USAGE (searches name cube there)' WHERE NOT has_schema_privilege('extensions', 'USAGE')
                 """).rows
             #expect(try rows.map { try $0.decode(String.self, "held") } == [])
             let check = try await DatabaseRoleCheck.run(on: runtime)

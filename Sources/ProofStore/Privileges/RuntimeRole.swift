@@ -73,12 +73,15 @@ public struct RuntimeRole: Sendable {
         return found.first == nil ? .created : .passwordSet
     }
 
-    /// The statements that renew `role`'s privileges: none on the schema beyond USAGE, none on any
-    /// table, sequence or function, then exactly the listed ones.
+    /// The statements that renew `role`'s privileges: none on the schemas beyond USAGE, none on any
+    /// table, sequence or function of `public`, then exactly the listed ones.
     static func grantScript(role: String, database: String) -> String {
         var lines = [
             "GRANT CONNECT ON DATABASE \(database) TO \(role);",
             "GRANT USAGE ON SCHEMA public TO \(role);",
+            // The contrib extensions' functions and operators (pg_trgm, cube: pure computations)
+            // live in their own schema (migrations 0016, 0019); searches name cube's.
+            "GRANT USAGE ON SCHEMA extensions TO \(role);",
             // Before PostgreSQL 15 every role could create in public: nobody but the owner may.
             "REVOKE CREATE ON SCHEMA public FROM PUBLIC, \(role);",
             "REVOKE ALL ON ALL TABLES IN SCHEMA public FROM \(role);",

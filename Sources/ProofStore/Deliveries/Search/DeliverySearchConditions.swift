@@ -9,9 +9,10 @@ import Postgres
 /// - ``Form/fromIndex``: each condition can be answered by an index over the whole table: the
 ///   deliveries with a flag or a signer come from the GIN indexes of `proofs` as a set.
 ///
-/// The spatial condition is the same in both: `destination <@ box` reads only the indexed point, and
-/// the distance of `near` is computed from that point too (`destination[0]` is the longitude,
-/// `[1]` the latitude), so that a sparse area is answered by an index-only scan.
+/// An area is `destination <@ box` in the first, checked on the stored point; read 3 asks it of the
+/// place index instead, one rectangle at a time (``placedPerRectangle(_:below:)``). The distance of
+/// `near` is computed from the stored point in both (`destination[0]` is the longitude, `[1]` the
+/// latitude).
 ///
 /// A new filter (another status, a reason) is one more `if` in ``filter(_:form:)``.
 enum DeliverySearchConditions {
@@ -27,22 +28,43 @@ enum DeliverySearchConditions {
         return filter.adding(nonSpatial(search, form: form))
     }
 
-    /// The filter once per rectangle of the search's area: with the matches of each answered by an
-    /// index-only scan of the area index, where one `OR` of rectangles would be a bitmap scan
-    /// visiting every match's row. The rectangles are disjoint (``GeoRectangles``), so every match
-    /// is in exactly one of the filters; a search without an area has one filter.
-    static func filterPerRectangle(_ search: DeliverySearch, form: Form) -> [SQLFilter] {
+    /// The search once per rectangle of its area, each answered by the place index
+    /// `deliveries_place_seq` (migration 0019) together with the cursor (`seq` below `below`), so
+    /// that ordering by ``newestPlaceFirst`` reads the matches newest first. The rectangles are
+    /// disjoint (``GeoRectangles``), so every match is in exactly one of the filters; a search
+    /// without an area has one filter, with the cursor as a plain condition.
+    static func placedPerRectangle(_ search: DeliverySearch, below: Int64) -> [SQLFilter] {
         var areas: [[GeoRectangles.Rectangle]] = [[]]
         for area in [search.boundingBox.map { GeoRectangles($0) }, search.near.map { GeoRectangles(around: $0) }] {
             guard let area else { continue }
             areas = areas.flatMap { chosen in area.rectangles.map { chosen + [$0] } }
         }
-        let rest = nonSpatial(search, form: form)
+        let rest = nonSpatial(search, form: .fromIndex)
         return areas.map { rectangles in
             var filter = SQLFilter()
-            for rectangle in rectangles { filter.add(inside(rectangle)) }
+            for rectangle in rectangles { filter.add(placed(rectangle, below: below)) }
+            if !rectangles.isEmpty { filter.add("d.destination_lat IS NOT NULL") }
+            filter.add("d.seq < \(below)")
             return filter.adding(rest)
         }
+    }
+
+    /// A delivery as a point of three dimensions (longitude, latitude, seq), written exactly as the
+    /// expression of `deliveries_place_seq`. Built one dimension at a time because those `cube`
+    /// functions are STRICT: without a destination it is NULL and matches no area.
+    static let place = "extensions.cube(extensions.cube(extensions.cube(d.destination_lon::float8), d.destination_lat::float8), d.seq::float8)"
+
+    /// Read 3's order for an area: the place's seq, highest first (cube's `~>` with a negative
+    /// coordinate, 6 being the upper end of the third dimension: the form a GiST index can hand over in order).
+    static let newestPlaceFirst: PostgresQuery = "\(unescaped: place) OPERATOR(extensions.~>) -6"
+
+    /// Destination inside one rectangle and `seq` below `below`, as one cube the place index answers.
+    static func placed(_ rectangle: GeoRectangles.Rectangle, below: Int64) -> PostgresQuery {
+        """
+        \(unescaped: place) OPERATOR(extensions.<@) extensions.cube(
+            ARRAY[\(rectangle.west)::float8, \(rectangle.south)::float8, 0::float8],
+            ARRAY[\(rectangle.east)::float8, \(rectangle.north)::float8, (\(below) - 1)::float8])
+        """
     }
 
     /// Every condition except the areas' rectangles (a circle's exact distance is one of them).
