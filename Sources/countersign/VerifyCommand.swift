@@ -80,10 +80,12 @@ struct VerifyCommand: AsyncParsableCommand {
             }
         }
         let environment = try ServiceConfiguration.fromEnvironment()
-        let client = PostgresClient(configuration: .forCommand(url: databaseURL ?? environment.databaseURL))
+        // One connection per core: the walk's own, and the others reading proofs in its snapshot.
+        let client = PostgresClient(configuration: .forCommand(url: databaseURL ?? environment.databaseURL, poolSize: CPUWorkPool.cores))
         var report: AuditVerificationReport
         do {
-            let verifier = AuditVerifier(database: client, pageSize: Self.pageSize, hashing: VerificationHashing.offloaded(slices: CPUWorkPool.cores))
+            let verifier = AuditVerifier(database: client, pageSize: Self.pageSize, proofReaders: CPUWorkPool.cores,
+                                         hashing: VerificationHashing.offloaded(slices: CPUWorkPool.cores))
             report = try await verifier.verify(trustedPublicKeys: trusted.keys, witnessed: witnessed,
                                                                       incremental: fromCheckpoint)
             await client.shutdown()

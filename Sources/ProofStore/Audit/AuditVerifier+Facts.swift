@@ -128,35 +128,33 @@ extension AuditVerifier {
     static let timestampPattern = #"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$"#
 
     /// The digests of the proofs `events` record, and which of the missing ones were archived.
-    func proofDigests(for events: [AuditEvent], in session: PostgresSession) async throws
-        -> (digests: [UUID: ProofDigests], archived: Set<UUID>) {
+    /// The proofs are read in batches of ``proofBatchSize``, spread over `readers` (the walk's
+    /// session first, then sessions sharing its snapshot): each reads its batches one after the
+    /// other while the others read theirs, so the server detoasts, and this process hashes, on
+    /// several cores at once.
+    func proofDigests(for events: [AuditEvent], in session: PostgresSession, readers: [PostgresSession] = [])
+        async throws -> (digests: [UUID: ProofDigests], archived: Set<UUID>) {
         var subjects: [UUID: String] = [:]
+        var ids: [UUID] = []
         for event in events where event.action == AuditAction.proofRecorded.rawValue {
-            if let id = event.details["proof_id"].flatMap(UUID.init(uuidString:)) { subjects[id] = event.subject }
+            guard let id = event.details["proof_id"].flatMap(UUID.init(uuidString:)) else { continue }
+            subjects[id] = event.subject
+            ids.append(id)
         }
-        let ids = events.filter { $0.action == AuditAction.proofRecorded.rawValue }
-            .compactMap { $0.details["proof_id"].flatMap(UUID.init(uuidString:)) }
+        let sessions = [session] + readers
+        let batches = stride(from: 0, to: ids.count, by: proofBatchSize).map { ids[$0..<min($0 + proofBatchSize, ids.count)] }
         var digests: [UUID: ProofDigests] = [:]
-        var start = 0
-        while start < ids.count {
-            let batch = ids[start..<min(start + proofBatchSize, ids.count)]
-            start += proofBatchSize
-            let idList = batch.map { $0.uuidString.lowercased() }.joined(separator: ",")
-            let result = try await session.query("""
-                SELECT \(unescaped: ProofFacts.columns), p.body, p.png, p.ink, p.body_sha256::bytea AS body_sha256,
-                    p.png_sha256::bytea AS png_sha256, p.device_key_id, p.device_signature
-                FROM proofs p JOIN deliveries d ON d.id = p.delivery_id
-                WHERE p.id = ANY(string_to_array(\(idList), ',')::uuid[])
-                """)
-            for row in result.rows {
-                let facts = try ProofFacts(row: row)
-                digests[facts.proofID] = ProofDigests(
-                    body: SHA256.hash(try row.decode([UInt8].self, "body")), png: SHA256.hash(try row.decode([UInt8].self, "png")),
-                    storedBody: try row.decode("body_sha256"), storedPNG: try row.decode("png_sha256"),
-                    ink: SHA256.hash(try row.decode([UInt8].self, "ink")), facts: facts.digest, reference: facts.reference,
-                    uploadedBy: facts.uploadedBy, deviceKeyID: try row.decode("device_key_id"),
-                    deviceSignature: try row.decode("device_signature"))
+        try await withThrowingTaskGroup(of: [UUID: ProofDigests].self) { group in
+            for (index, reader) in sessions.enumerated() {
+                let mine = stride(from: index, to: batches.count, by: sessions.count).map { batches[$0] }
+                guard !mine.isEmpty else { continue }
+                group.addTask {
+                    var found: [UUID: ProofDigests] = [:]
+                    for batch in mine { try await Self.readProofs(batch, in: reader, into: &found) }
+                    return found
+                }
             }
+            for try await found in group { digests.merge(found) { first, _ in first } }
         }
         let missing = ids.filter { digests[$0] == nil }
         guard !missing.isEmpty else { return (digests, []) }
@@ -174,5 +172,25 @@ extension AuditVerifier {
             """).rows.map { try $0.decode(String.self, "reference") })
         let archived = Set(missing.filter { id in subjects[id].map { archivedReferences.contains(String($0.dropFirst(9))) } ?? false })
         return (digests, archived)
+    }
+
+    /// Reads the proofs `ids` in one round trip and adds their digests to `digests`.
+    static func readProofs(_ ids: ArraySlice<UUID>, in session: PostgresSession, into digests: inout [UUID: ProofDigests]) async throws {
+        let idList = ids.map { $0.uuidString.lowercased() }.joined(separator: ",")
+        let result = try await session.query("""
+            SELECT \(unescaped: ProofFacts.columns), p.body, p.png, p.ink, p.body_sha256::bytea AS body_sha256,
+                p.png_sha256::bytea AS png_sha256, p.device_key_id, p.device_signature
+            FROM proofs p JOIN deliveries d ON d.id = p.delivery_id
+            WHERE p.id = ANY(string_to_array(\(idList), ',')::uuid[])
+            """)
+        for row in result.rows {
+            let facts = try ProofFacts(row: row)
+            digests[facts.proofID] = ProofDigests(
+                body: SHA256.hash(try row.decode([UInt8].self, "body")), png: SHA256.hash(try row.decode([UInt8].self, "png")),
+                storedBody: try row.decode("body_sha256"), storedPNG: try row.decode("png_sha256"),
+                ink: SHA256.hash(try row.decode([UInt8].self, "ink")), facts: facts.digest, reference: facts.reference,
+                uploadedBy: facts.uploadedBy, deviceKeyID: try row.decode("device_key_id"),
+                deviceSignature: try row.decode("device_signature"))
+        }
     }
 }

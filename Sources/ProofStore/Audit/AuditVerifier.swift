@@ -29,6 +29,9 @@ public struct AuditVerifier: Sendable {
     public var pageSize: Int
     /// Proofs (body + PNG) read per round trip.
     public var proofBatchSize: Int
+    /// Connections reading proofs at once, all in the walk's snapshot (``withSnapshotReaders(_:of:_:)``):
+    /// the command-line verifier uses one per core; the service one.
+    public var proofReaders: Int
 
     /// Recomputes the hashes of a page of events (``AuditEvent/recomputedHash``, in order): the
     /// CPU-heavy half of the walk. The default hashes inline; ProofService passes one that spreads
@@ -38,12 +41,13 @@ public struct AuditVerifier: Sendable {
 
     let hashing: Hashing
 
-    /// Creates a verifier over `database`.
-    public init(database: PostgresClient, pageSize: Int = 1_000, proofBatchSize: Int = 50,
+    /// Creates a verifier over `database`, whose pool must hold `proofReaders` connections.
+    public init(database: PostgresClient, pageSize: Int = 1_000, proofBatchSize: Int = 50, proofReaders: Int = 1,
                 hashing: @escaping Hashing = { events in events.map { $0.recomputedHash } }) {
         self.database = database
         self.pageSize = pageSize
         self.proofBatchSize = proofBatchSize
+        self.proofReaders = max(1, proofReaders)
         self.hashing = hashing
     }
 
@@ -103,7 +107,10 @@ public struct AuditVerifier: Sendable {
             if let newest = ordered.last {
                 walk.witnessedThrough = Dictionary(newest.checkpoint.anchoredHeads.map { ($0.chain, $0.seq) }, uniquingKeysWith: max)
             }
-            if let failure = try await walkEvents(&walk, in: session) { return broken(failure) }
+            let walkFailure = try await withSnapshotReaders(proofReaders - 1, of: session) { readers in
+                try await walkEvents(&walk, in: session, readers: readers)
+            }
+            if let failure = walkFailure { return broken(failure) }
             for head in recorded {
                 let walked = walk.heads[head.chain] ?? .empty(head.chain)
                 if walked != head {
@@ -131,7 +138,7 @@ public struct AuditVerifier: Sendable {
 
     /// Walks the events after the walk's trusted heads (all of them in a full run), page by page:
     /// while one page's hashes are recomputed (``hashing``), the next page is read.
-    func walkEvents(_ walk: inout Walk, in session: PostgresSession) async throws -> AuditBreak? {
+    func walkEvents(_ walk: inout Walk, in session: PostgresSession, readers: [PostgresSession] = []) async throws -> AuditBreak? {
         var events = try await AuditLog.page(after: (Self.lowerBound(walk.trustedThrough), AuditTimestamp(micros: 0)), limit: pageSize,
                                              in: session)  // events at the bound itself are trusted heads
         while let last = events.last {
@@ -139,7 +146,7 @@ public struct AuditVerifier: Sendable {
             let fresh = trusted.isEmpty ? events : events.filter { $0.seq > (trusted[$0.chain] ?? 0) }
             async let hashes = hashing(fresh)
             let next = try await AuditLog.page(after: (last.seq, AuditTimestamp(micros: last.occurredAtMicros)), limit: pageSize, in: session)
-            let proofs = try await proofDigests(for: fresh, in: session)
+            let proofs = try await proofDigests(for: fresh, in: session, readers: readers)
             let deliveries = try await deliveryDigests(for: fresh, in: session)
             let lifecycle = try await lifecycleDigests(for: fresh, in: session)
             let devices = try await deviceEvidence(for: fresh, digests: proofs.digests, in: session)
@@ -156,6 +163,28 @@ public struct AuditVerifier: Sendable {
             events = next
         }
         return nil
+    }
+
+    /// Runs `body` with `count` more sessions that see exactly what `session` sees: each a
+    /// REPEATABLE READ, READ ONLY transaction on its own connection that imports `session`'s
+    /// snapshot (`pg_export_snapshot`, valid while `session`'s transaction is open), so that proofs
+    /// read through any of them belong to the same consistent state as the events being walked.
+    func withSnapshotReaders<T: Sendable>(_ count: Int, of session: PostgresSession,
+                                          _ body: ([PostgresSession]) async throws -> T) async throws -> T {
+        guard count > 0 else { return try await body([]) }
+        let snapshot = try await session.query("SELECT pg_export_snapshot() AS id").decode(String.self, row: 0, column: "id")
+        // SET TRANSACTION SNAPSHOT takes no parameters: the id (hex digits and dashes) is written in.
+        guard !snapshot.isEmpty, snapshot.utf8.allSatisfy({ $0 == UInt8(ascii: "-") || Character(Unicode.Scalar($0)).isHexDigit }) else {
+            throw PostgresError(.decodingFailed, message: "pg_export_snapshot() returned \(snapshot.debugDescription)")
+        }
+        func open(_ readers: [PostgresSession]) async throws -> T {
+            guard readers.count < count else { return try await body(readers) }
+            return try await database.withTransaction(isolation: "REPEATABLE READ, READ ONLY") { reader in
+                try await reader.execute("SET TRANSACTION SNAPSHOT '\(unescaped: snapshot)'")
+                return try await open(readers + [reader])
+            }
+        }
+        return try await open([])
     }
 
     /// The highest seq below which an incremental walk finds nothing to check: every chain's
