@@ -64,6 +64,45 @@ struct WitnessedVerificationTests {
         }
     }
 
+    @Test("incremental: an attempt without its event received after the checkpoint is named; one from before it is left to the full run")
+    func attemptsSinceTheCheckpoint() async throws {
+        try await ScratchDatabase.with(prefix: "witness_attempts") { scratch, database in
+            let fixture = try await Self.fixture(database)
+            guard case .created(let delivery) = try await DeliveryRepository(database: database)
+                .create(NewDelivery(reference: "W-A", recipientName: "R", address: "A", destination: nil), by: nil) else {
+                Issue.record("delivery W-A not created")
+                return
+            }
+            let key = try await APIKeyRepository(database: database).create(name: "courier", role: .courier).key.id
+            /// Inserts an attempt behind the service (no event), received at `receivedAt`.
+            func insertAttempt(receivedAt: String) async throws {
+                try await scratch.asSuperuser { admin in
+                    try await admin.withConnection { session in
+                        try await session.execute("ALTER TABLE delivery_attempts DISABLE TRIGGER USER")
+                        try await session.execute("""
+                            INSERT INTO delivery_attempts (id, delivery_id, outcome, reason, captured_at, captured_at_offset_min,
+                                captured_at_text, received_at, geofence_radius_m, recorded_by)
+                            VALUES (gen_random_uuid(), \(delivery.id), 'failed', 'refused', \(receivedAt)::timestamptz, 0,
+                                    '2026-01-01T00:00:00Z', \(receivedAt)::timestamptz, 100, \(key))
+                            """)
+                        try await session.execute("ALTER TABLE delivery_attempts ENABLE TRIGGER USER")
+                    }
+                }
+            }
+            let verifier = AuditVerifier(database: database)
+            func verify(incremental: Bool) async throws -> AuditVerification {
+                try await verifier.verify(trustedPublicKeys: [fixture.key.publicKey], witnessed: fixture.witnessed, incremental: incremental).result
+            }
+            try await insertAttempt(receivedAt: "2001-01-01T00:00:00Z")
+            guard case .ok = try await verify(incremental: true) else { Issue.record("history before the checkpoint is trusted"); return }
+            guard case .broken(let full) = try await verify(incremental: false) else { Issue.record("the full run missed it"); return }
+            #expect(full.kind == .attemptWithoutEvent)
+            try await insertAttempt(receivedAt: "2099-01-01T00:00:00Z")
+            guard case .broken(let recent) = try await verify(incremental: true) else { Issue.record("a new attempt without event passed"); return }
+            #expect(recent.kind == .attemptWithoutEvent && recent.subject == "delivery:W-A")
+        }
+    }
+
     @Test("a witness file signed by another key, or with a broken signature, is refused before the database is read")
     func untrustedWitness() async throws {
         try await ScratchDatabase.with(prefix: "witness") { _, database in

@@ -74,13 +74,17 @@ extension AuditVerifier {
         return nil
     }
 
-    /// Every stored attempt has a `delivery_attempt_recorded` event (`attempt_without_event`).
-    func checkEveryAttemptHasEvent(in session: PostgresSession) async throws -> AuditBreak? {
+    /// Every stored attempt has a `delivery_attempt_recorded` event (`attempt_without_event`); an
+    /// incremental run (`since` the trusted checkpoint's signing time and lowest head) looks only
+    /// at attempts received since and events after that head, as it does for proofs, so that a
+    /// daily run does not read the whole history of attempts and their events.
+    func checkEveryAttemptHasEvent(in session: PostgresSession, since: (micros: Int64, seq: Int64) = (0, 0)) async throws -> AuditBreak? {
+        let receivedFrom = AuditTimestamp(micros: since.micros)
         guard let row = try await Self.withoutNestedLoops(in: session, {
             try await session.query("""
                 SELECT a.id::text AS id, d.reference::text AS reference FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
-                WHERE NOT EXISTS (SELECT 1 FROM audit_events e
-                                  WHERE e.action = 'delivery_attempt_recorded' AND e.details ->> 'attempt_id' = a.id::text)
+                WHERE a.received_at >= \(receivedFrom) AND NOT EXISTS (SELECT 1 FROM audit_events e
+                    WHERE e.seq > \(since.seq) AND e.action = 'delivery_attempt_recorded' AND e.details ->> 'attempt_id' = a.id::text)
                 LIMIT 1
                 """).first
         }) else { return nil }

@@ -130,7 +130,7 @@ public struct AuditVerifier: Sendable {
                     since: newest.name, signedAtMicros: newest.checkpoint.signedAtMicros, events: walk.unwitnessed,
                     seconds: max(0, now() - Double(newest.checkpoint.signedAtMicros) / 1_000_000))
             }
-            if let failure = try await checkEveryAttemptHasEvent(in: session) { return broken(failure) }
+            if let failure = try await checkEveryAttemptHasEvent(in: session, since: since) { return broken(failure) }
             return AuditVerificationReport(result: .ok(count: walk.count, heads: recorded, archivedProofs: walk.archived),
                                            witnessedChecked: considered.count, startedAfter: start?.name, window: window)
         }
