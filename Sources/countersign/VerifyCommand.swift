@@ -80,11 +80,11 @@ struct VerifyCommand: AsyncParsableCommand {
             }
         }
         let environment = try ServiceConfiguration.fromEnvironment()
-        // One connection per core: the walk's own, and the others reading proofs in its snapshot.
-        let client = PostgresClient(configuration: .forCommand(url: databaseURL ?? environment.databaseURL, poolSize: CPUWorkPool.cores))
+        // The walk's own connection and the others reading proofs in its snapshot.
+        let client = PostgresClient(configuration: .forCommand(url: databaseURL ?? environment.databaseURL, poolSize: Self.proofReaders))
         var report: AuditVerificationReport
         do {
-            let verifier = AuditVerifier(database: client, pageSize: Self.pageSize, proofReaders: CPUWorkPool.cores,
+            let verifier = AuditVerifier(database: client, pageSize: Self.pageSize, proofReaders: Self.proofReaders,
                                          hashing: VerificationHashing.offloaded(slices: CPUWorkPool.cores))
             report = try await verifier.verify(trustedPublicKeys: trusted.keys, witnessed: witnessed,
                                                                       incremental: fromCheckpoint)
@@ -102,6 +102,12 @@ struct VerifyCommand: AsyncParsableCommand {
         }
         if case .broken = report.result { throw ExitCode(1) }
     }
+
+    /// Connections reading proofs at once, whatever the cores: a proof is found by a random UUID in
+    /// two primary keys, and once a database outgrows memory each lookup waits for a page read, so
+    /// more readers keep more reads in flight (10,000 new events at 1.28 M proofs, page cache
+    /// emptied: 2.1–2.7 s with 8 against 3.5 s with 2; warm, 1.6 s against 1.7–1.9 s).
+    static let proofReaders = 8
 
     /// Events read per round trip: large enough that round trips are a small part of the time, small
     /// enough to keep memory constant (a few MB per page, two pages at once).

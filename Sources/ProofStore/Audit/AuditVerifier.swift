@@ -30,7 +30,7 @@ public struct AuditVerifier: Sendable {
     /// Proofs (body + PNG) read per round trip.
     public var proofBatchSize: Int
     /// Connections reading proofs at once, all in the walk's snapshot (``withSnapshotReaders(_:of:_:)``):
-    /// the command-line verifier uses one per core; the service one.
+    /// the command-line verifier uses eight (`VerifyCommand.proofReaders`), the service one.
     public var proofReaders: Int
 
     /// Recomputes the hashes of a page of events (``AuditEvent/recomputedHash``, in order): the
