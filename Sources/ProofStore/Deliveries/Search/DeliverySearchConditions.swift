@@ -43,8 +43,8 @@ enum DeliverySearchConditions {
         return areas.map { rectangles in
             var filter = SQLFilter()
             for rectangle in rectangles { filter.add(placed(rectangle, below: below)) }
-            if !rectangles.isEmpty { filter.add("d.destination_lat IS NOT NULL") }
-            filter.add("d.seq < \(below)")
+            // A rectangle's cube carries the cursor; the place index is partial (destinations only).
+            filter.add(rectangles.isEmpty ? "d.seq < \(below)" : "d.destination_lat IS NOT NULL")
             return filter.adding(rest)
         }
     }
