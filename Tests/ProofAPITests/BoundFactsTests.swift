@@ -112,6 +112,7 @@ struct BoundFactsTests {
                     """, [copy, other, proofID])
                 #expect(result["kind"] as? String == "proof_without_event")
                 #expect(result["proof_id"] as? String == copy)
+                #expect(result["subject"] as? String == "delivery:\(other)", "the reference is read after the anti-join finds the row")
                 _ = reference
             }
         }

@@ -89,7 +89,7 @@ extension AuditVerifier {
         }) {
             let id: String = try row.decode("id")
             return AuditBreak(seq: 0, kind: .proofWithoutEvent, expected: "a proof_recorded event", found: "none",
-                              subject: "delivery:" + (try row.decode(String.self, "reference")), proofID: id)
+                              subject: "delivery:" + (try await Self.reference(of: try row.decode("delivery_id"), in: session)), proofID: id)
         }
         if let row = try await session.query("""
             SELECT details ->> 'proof_id' AS id, max(seq)::int8 AS seq, min(subject)::text AS subject FROM audit_events
@@ -102,23 +102,35 @@ extension AuditVerifier {
     }
 
     /// A proof received from `receivedFrom` on without a `proof_recorded` event after `afterSeq`, if any.
+    /// Its delivery's reference is read only when one is found: joined here, with nested loops off,
+    /// the join read every delivery (a merge or hash join), which an incremental run must not.
     static func proofWithoutEvent(receivedFrom: AuditTimestamp, afterSeq: Int64) -> PostgresQuery {
         """
-        SELECT p.id::text AS id, d.reference::text AS reference FROM proofs p JOIN deliveries d ON d.id = p.delivery_id
+        SELECT p.id::text AS id, p.delivery_id FROM proofs p
         WHERE p.received_at >= \(receivedFrom) AND NOT EXISTS (SELECT 1 FROM audit_events e
             WHERE e.seq > \(afterSeq) AND e.action = 'proof_recorded' AND e.details ->> 'proof_id' = p.id::text)
         LIMIT 1
         """
     }
 
+    /// The reference of the delivery `id`, or a placeholder naming the id if it has none.
+    static func reference(of id: UUID, in session: PostgresSession) async throws -> String {
+        try await session.query("SELECT reference::text AS reference FROM deliveries WHERE id = \(id)").first?
+            .decode(String.self, "reference") ?? "(no delivery \(id.uuidString.lowercased()))"
+    }
+
     /// Runs `body`, an anti-join of every row against every event, with nested loops off for the
     /// transaction. Under `LIMIT 1` the planner expects an early match and picks a nested loop that
     /// compares each row with each event, but a sound database has no match to find: 36,906 proofs
     /// took 204 s (0.18 s as a hash anti-join), and stale statistics after a busy day make the
-    /// same choice. `SET LOCAL` ends with the transaction; it is switched back as soon as `body` ends.
+    /// same choice. Plans are made for the values at hand: a generic plan cannot tell an
+    /// incremental run's last hour from the whole history, and scans every row for both.
+    /// `SET LOCAL` ends with the transaction; both are switched back as soon as `body` ends.
     static func withoutNestedLoops<T: Sendable>(in session: PostgresSession, _ body: () async throws -> T) async throws -> T {
         try await session.query("SET LOCAL enable_nestloop = off")
+        try await session.query("SET LOCAL plan_cache_mode = force_custom_plan")
         let value = try await body()
+        try await session.query("SET LOCAL plan_cache_mode = auto")
         try await session.query("SET LOCAL enable_nestloop = on")
         return value
     }
@@ -178,7 +190,8 @@ extension AuditVerifier {
     static func readProofs(_ ids: ArraySlice<UUID>, in session: PostgresSession, into digests: inout [UUID: ProofDigests]) async throws {
         let idList = ids.map { $0.uuidString.lowercased() }.joined(separator: ",")
         let result = try await session.query("""
-            SELECT \(unescaped: ProofFacts.columns), p.body, p.png, p.ink, p.body_sha256::bytea AS body_sha256,
+            SELECT \(unescaped: ProofFacts.columns), pg_catalog.sha256(p.body) AS body_digest,
+                pg_catalog.sha256(p.png) AS png_digest, pg_catalog.sha256(p.ink) AS ink_digest, p.body_sha256::bytea AS body_sha256,
                 p.png_sha256::bytea AS png_sha256, p.device_key_id, p.device_signature
             FROM proofs p JOIN deliveries d ON d.id = p.delivery_id
             WHERE p.id = ANY(string_to_array(\(idList), ',')::uuid[])
@@ -186,9 +199,9 @@ extension AuditVerifier {
         for row in result.rows {
             let facts = try ProofFacts(row: row)
             digests[facts.proofID] = ProofDigests(
-                body: SHA256.hash(try row.decode([UInt8].self, "body")), png: SHA256.hash(try row.decode([UInt8].self, "png")),
+                body: try row.decode("body_digest"), png: try row.decode("png_digest"),
                 storedBody: try row.decode("body_sha256"), storedPNG: try row.decode("png_sha256"),
-                ink: SHA256.hash(try row.decode([UInt8].self, "ink")), facts: facts.digest, reference: facts.reference,
+                ink: try row.decode("ink_digest"), facts: facts.digest, reference: facts.reference,
                 uploadedBy: facts.uploadedBy, deviceKeyID: try row.decode("device_key_id"),
                 deviceSignature: try row.decode("device_signature"))
         }

@@ -82,7 +82,7 @@ extension AuditVerifier {
         let receivedFrom = AuditTimestamp(micros: since.micros)
         guard let row = try await Self.withoutNestedLoops(in: session, {
             try await session.query("""
-                SELECT a.id::text AS id, d.reference::text AS reference FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+                SELECT a.id::text AS id, a.delivery_id FROM delivery_attempts a
                 WHERE a.received_at >= \(receivedFrom) AND NOT EXISTS (SELECT 1 FROM audit_events e
                     WHERE e.seq > \(since.seq) AND e.action = 'delivery_attempt_recorded' AND e.details ->> 'attempt_id' = a.id::text)
                 LIMIT 1
@@ -90,6 +90,6 @@ extension AuditVerifier {
         }) else { return nil }
         return AuditBreak(seq: 0, kind: .attemptWithoutEvent, expected: "a delivery_attempt_recorded event",
                           found: "none for attempt " + (try row.decode(String.self, "id")),
-                          subject: "delivery:" + (try row.decode(String.self, "reference")))
+                          subject: "delivery:" + (try await Self.reference(of: try row.decode("delivery_id"), in: session)))
     }
 }
