@@ -19,7 +19,7 @@
 # Environment: BENCH_BINARY (default: `swift build -c release` here), SEARCH_BINARY (the binary that
 # serves the search measurements; default BENCH_BINARY), SEARCH_PEER_BINARY (another build whose
 # searches are measured right after, on the same database: the comparison), SCALE_PG_DIR (default .data/scale),
-# SCALE_PG_PORT and SCALE_PORT (default: free ports), COUNTERSIGN_CORPUS (default ../shared/corpus;
+# SCALE_PG_PORT and SCALE_PORT (default: free ports), SCALE_STEPS (only these steps, e.g. "1000000"), COUNTERSIGN_CORPUS (default ../shared/corpus;
 # without it the script says so and exits 0: the corpus is never copied into the repository).
 # Leaves the cluster's folder for a later, larger run (it continues from the proofs there); delete
 # it to start again.
@@ -101,6 +101,8 @@ for step in 0 25000 50000 100000 200000 400000 800000 1600000 3200000; do
     [ "$step" -lt "$target" ] && steps+=("$step")
 done
 steps+=("$target")
+# SCALE_STEPS="1000000": measure only these steps (a cluster grown before is reused as it is).
+[ -z "${SCALE_STEPS:-}" ] || read -r -a steps <<<"$SCALE_STEPS"
 echo "host: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); binary $binary; search binary $search_binary"
 for step in "${steps[@]}"; do
     have="$(sql -c "SELECT count(*) FROM deliveries WHERE reference LIKE 'B-%'")"
