@@ -82,4 +82,29 @@ struct ExportPagePlanTests {
             #expect(page == expected)
         }
     }
+
+    @Test("a proof whose delivery row is gone (foreign keys switched off) fails the export instead of ending it early")
+    func missingDeliveryFailsTheExport() async throws {
+        try await ScratchDatabase.with(prefix: "export_orphan") { scratch, database in
+            let references = (0..<6).map { "O-\($0)" }
+            let key = try await ProofBatcherTests.prepare(references, in: database)
+            let repository = ProofRepository(database: database)
+            for reference in references {
+                try await repository.record(ProofBatcherTests.proof(uploadedBy: key, signer: "Signer \(reference)"), reference: reference)
+            }
+            try await scratch.asSuperuser { admin in
+                try await admin.withConnection { session in
+                    try await session.execute("SET session_replication_role = replica")
+                    try await session.execute("DELETE FROM deliveries WHERE reference = 'O-1'")
+                    try await session.execute("SET session_replication_role = DEFAULT")
+                }
+            }
+            var read = 0
+            await #expect(throws: (any Error).self, "an inner join would have read five proofs and stopped") {
+                try await ProofExportReader(database: database, pageSize: 2).read(since: nil, until: nil, start: { _ in },
+                                                                                   each: { read += $0.count })
+            }
+            #expect(read <= 1, "the page holding the orphan fails as a whole")
+        }
+    }
 }

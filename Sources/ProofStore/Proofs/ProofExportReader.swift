@@ -86,7 +86,9 @@ public struct ProofExportReader: Sendable {
     /// The page is chosen from `proofs` alone, then joined: joined in one query, the planner, told by
     /// statistics older than the newest rows that the period holds one row, joined and sorted every
     /// proof left in the period for each page of 32, so an export of fresh proofs grew with the
-    /// square of its length.
+    /// square of its length. The joins are outer so that the page keeps every proof it chose: a
+    /// proof whose delivery or key row is gone (only foreign keys switched off make one) fails the
+    /// export when its columns are read, rather than shortening the page, which would end it early.
     static func page(_ filter: SQLFilter, limit: Int) -> PostgresQuery {
         """
         SELECT \(unescaped: ProofRepository.metadataColumns),
@@ -95,7 +97,7 @@ public struct ProofExportReader: Sendable {
             d.recipient_name, d.address, d.destination_lat, d.destination_lon, p.body, p.ink, p.png,
             p.device_key_id, p.device_signature, dk.public_key AS device_public_key
         FROM (SELECT * FROM proofs p \(filter.whereClause) ORDER BY p.received_at, p.id LIMIT \(limit)) p
-            JOIN deliveries d ON d.id = p.delivery_id JOIN api_keys k ON k.id = p.uploaded_by
+            LEFT JOIN deliveries d ON d.id = p.delivery_id LEFT JOIN api_keys k ON k.id = p.uploaded_by
             LEFT JOIN device_keys dk ON dk.id = p.device_key_id
         ORDER BY p.received_at, p.id
         """
