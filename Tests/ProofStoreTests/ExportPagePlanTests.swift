@@ -10,6 +10,18 @@ import TestSupport
 /// grew with the square of its length (a 1 GB hour: 155 s). The page is now chosen from `proofs` alone.
 @Suite("Export page plan", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
 struct ExportPagePlanTests {
+    /// A delivery and an uploaded proof for each of `references`, in order; `after(i)` runs once
+    /// proof `i` is stored.
+    static func recordProofs(_ references: [String], in database: PostgresClient,
+                             after: (Int) async throws -> Void = { _ in }) async throws {
+        let key = try await ProofBatcherTests.prepare(references, in: database)
+        let repository = ProofRepository(database: database)
+        for (index, reference) in references.enumerated() {
+            try await repository.record(ProofBatcherTests.proof(uploadedBy: key, signer: "Signer \(reference)"), reference: reference)
+            try await after(index)
+        }
+    }
+
     /// The actual rows of each node of a JSON plan (`EXPLAIN ANALYZE`) that reads a `proofs` partition.
     static func proofScans(_ plan: String) -> [Int] {
         var rows: [Int] = []
@@ -31,12 +43,8 @@ struct ExportPagePlanTests {
     @Test("a page of fresh proofs, under statistics from before them, reads the page and no more")
     func pageStopsAtItsLimit() async throws {
         try await ScratchDatabase.with(prefix: "export_page") { scratch, database in
-            let references = (0..<300).map { "E-\($0)" }
-            let key = try await ProofBatcherTests.prepare(references, in: database)
-            let repository = ProofRepository(database: database)
             var start = Date()
-            for (index, reference) in references.enumerated() {
-                try await repository.record(ProofBatcherTests.proof(uploadedBy: key, signer: "Signer \(reference)"), reference: reference)
+            try await Self.recordProofs((0..<300).map { "E-\($0)" }, in: database) { index in
                 if index == 0 {
                     // Older history, copied from the first proof as the owner, and statistics that
                     // know it, as after the last autovacuum before a busy hour; the period exported
@@ -86,12 +94,7 @@ struct ExportPagePlanTests {
     @Test("a proof whose delivery row is gone (foreign keys switched off) fails the export instead of ending it early")
     func missingDeliveryFailsTheExport() async throws {
         try await ScratchDatabase.with(prefix: "export_orphan") { scratch, database in
-            let references = (0..<6).map { "O-\($0)" }
-            let key = try await ProofBatcherTests.prepare(references, in: database)
-            let repository = ProofRepository(database: database)
-            for reference in references {
-                try await repository.record(ProofBatcherTests.proof(uploadedBy: key, signer: "Signer \(reference)"), reference: reference)
-            }
+            try await Self.recordProofs((0..<6).map { "O-\($0)" }, in: database)
             try await scratch.asSuperuser { admin in
                 try await admin.withConnection { session in
                     try await session.execute("SET session_replication_role = replica")
