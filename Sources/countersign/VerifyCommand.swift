@@ -105,8 +105,7 @@ struct VerifyCommand: AsyncParsableCommand {
 
     /// Connections reading proofs at once, whatever the cores: a proof is found by a random UUID in
     /// two primary keys, and once a database outgrows memory each lookup waits for a page read, so
-    /// more readers keep more reads in flight (10,000 new events at 1.28 M proofs, page cache
-    /// emptied: 2.1–2.7 s with 8 against 3.5 s with 2; warm, 1.6 s against 1.7–1.9 s).
+    /// more readers keep more reads in flight (figures: BENCHMARKS.md, "Audit verification").
     static let proofReaders = 8
 
     /// Events read per round trip: large enough that round trips are a small part of the time, small

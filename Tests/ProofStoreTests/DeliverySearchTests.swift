@@ -256,13 +256,14 @@ struct DeliverySearchTests {
         return try result.decode(String.self, row: 0, column: 0)
     }
 
-    /// Every node of a JSON plan: its type, the index it reads, if any, and its rows (`EXPLAIN ANALYZE`).
-    static func nodes(_ plan: String) -> [(type: String, index: String?, rows: Int?)] {
-        var nodes: [(type: String, index: String?, rows: Int?)] = []
+    /// Every node of a JSON plan: its type, the index and table it reads, if any, and its rows (`EXPLAIN ANALYZE`).
+    static func nodes(_ plan: String) -> [(type: String, index: String?, relation: String?, rows: Int?)] {
+        var nodes: [(type: String, index: String?, relation: String?, rows: Int?)] = []
         func walk(_ node: Any) {
             if let object = node as? [String: Any] {
                 if let type = object["Node Type"] as? String {
-                    nodes.append((type, object["Index Name"] as? String, (object["Actual Rows"] as? NSNumber)?.intValue))
+                    nodes.append((type, object["Index Name"] as? String, object["Relation Name"] as? String,
+                                  (object["Actual Rows"] as? NSNumber)?.intValue))
                 }
                 object.values.forEach(walk)
             } else if let array = node as? [Any] {

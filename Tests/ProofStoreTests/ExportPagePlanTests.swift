@@ -24,20 +24,7 @@ struct ExportPagePlanTests {
 
     /// The actual rows of each node of a JSON plan (`EXPLAIN ANALYZE`) that reads a `proofs` partition.
     static func proofScans(_ plan: String) -> [Int] {
-        var rows: [Int] = []
-        func walk(_ node: Any) {
-            if let object = node as? [String: Any] {
-                if let relation = object["Relation Name"] as? String, relation.hasPrefix("proofs"),
-                   let actual = (object["Actual Rows"] as? NSNumber)?.intValue {
-                    rows.append(actual)
-                }
-                object.values.forEach(walk)
-            } else if let array = node as? [Any] {
-                array.forEach(walk)
-            }
-        }
-        if let json = try? JSONSerialization.jsonObject(with: Data(plan.utf8)) { walk(json) }
-        return rows
+        DeliverySearchTests.nodes(plan).filter { $0.relation?.hasPrefix("proofs") == true }.compactMap(\.rows)
     }
 
     @Test("a page of fresh proofs, under statistics from before them, reads the page and no more")

@@ -27,7 +27,7 @@ struct VerifierPlanTests {
             try await client.withTransaction(isolation: "REPEATABLE READ, READ ONLY") { session in
                 let planner = try await Self.plan(of: query, in: session)
                 #expect(planner.contains("Nested Loop Anti Join"), "the planner's own choice (the case this guards): \(planner)")
-                let (verifier, mode) = try await AuditVerifier.withoutNestedLoops(in: session) {
+                let (verifier, mode) = try await AuditVerifier.withAntiJoinPlans(in: session) {
                     (try await Self.plan(of: query, in: session), try await Self.setting("plan_cache_mode", in: session))
                 }
                 #expect(!verifier.contains("Nested Loop"), "\(verifier)")

@@ -1,4 +1,3 @@
-import Cryptography
 import Foundation
 import Postgres
 
@@ -84,7 +83,7 @@ extension AuditVerifier {
     /// after `seq` (a proof received after a checkpoint was signed has its event after it).
     func checkEveryProofHasOneEvent(in session: PostgresSession, since: (micros: Int64, seq: Int64) = (0, 0)) async throws -> AuditBreak? {
         let receivedFrom = AuditTimestamp(micros: since.micros)
-        if let row = try await Self.withoutNestedLoops(in: session, {
+        if let row = try await Self.withAntiJoinPlans(in: session, {
             try await session.query(Self.proofWithoutEvent(receivedFrom: receivedFrom, afterSeq: since.seq)).first
         }) {
             let id: String = try row.decode("id")
@@ -119,14 +118,14 @@ extension AuditVerifier {
             .decode(String.self, "reference") ?? "(no delivery \(id.uuidString.lowercased()))"
     }
 
-    /// Runs `body`, an anti-join of every row against every event, with nested loops off for the
-    /// transaction. Under `LIMIT 1` the planner expects an early match and picks a nested loop that
+    /// Runs `body`, an anti-join of every row against every event, planned for it: nested loops
+    /// off, and a custom plan for its bounds, for the transaction. Under `LIMIT 1` the planner expects an early match and picks a nested loop that
     /// compares each row with each event, but a sound database has no match to find: 36,906 proofs
     /// took 204 s (0.18 s as a hash anti-join), and stale statistics after a busy day make the
     /// same choice. Plans are made for the values at hand: a generic plan cannot tell an
     /// incremental run's last hour from the whole history, and scans every row for both.
     /// `SET LOCAL` ends with the transaction; both are switched back as soon as `body` ends.
-    static func withoutNestedLoops<T: Sendable>(in session: PostgresSession, _ body: () async throws -> T) async throws -> T {
+    static func withAntiJoinPlans<T: Sendable>(in session: PostgresSession, _ body: () async throws -> T) async throws -> T {
         try await session.query("SET LOCAL enable_nestloop = off")
         try await session.query("SET LOCAL plan_cache_mode = force_custom_plan")
         let value = try await body()

@@ -80,7 +80,7 @@ extension AuditVerifier {
     /// daily run does not read the whole history of attempts and their events.
     func checkEveryAttemptHasEvent(in session: PostgresSession, since: (micros: Int64, seq: Int64) = (0, 0)) async throws -> AuditBreak? {
         let receivedFrom = AuditTimestamp(micros: since.micros)
-        guard let row = try await Self.withoutNestedLoops(in: session, {
+        guard let row = try await Self.withAntiJoinPlans(in: session, {
             try await session.query("""
                 SELECT a.id::text AS id, a.delivery_id FROM delivery_attempts a
                 WHERE a.received_at >= \(receivedFrom) AND NOT EXISTS (SELECT 1 FROM audit_events e
