@@ -63,13 +63,22 @@ public enum Hex {
 
     /// `bytes` as lower-case hex.
     public static func encode(_ bytes: some Collection<UInt8>) -> String {
-        var characters = [UInt8]()
-        characters.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            characters.append(digits[Int(byte >> 4)])
-            characters.append(digits[Int(byte & 0x0F)])
+        // Called from other modules unspecialised (an export writes several digests per proof), so
+        // the loop runs over a buffer rather than through the generic collection.
+        if let text = bytes.withContiguousStorageIfAvailable({ encode(buffer: $0) }) { return text }
+        return Array(bytes).withUnsafeBufferPointer { encode(buffer: $0) }
+    }
+
+    private static func encode(buffer bytes: UnsafeBufferPointer<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { characters in
+            digits.withUnsafeBufferPointer { digits in
+                for (index, byte) in bytes.enumerated() {
+                    characters[2 * index] = digits[Int(byte >> 4)]
+                    characters[2 * index + 1] = digits[Int(byte & 0x0F)]
+                }
+            }
+            return bytes.count * 2
         }
-        return String(decoding: characters, as: UTF8.self)
     }
 
     /// The bytes of an even-length hex string (either case); nil for anything else.

@@ -39,4 +39,23 @@ struct StoredRenderOptionsTests {
         let odd = StoredRenderOptions.options(#"{"scale":-1,"width":0,"trim":"yes","color":"red","background":"plaid","tolerance":true,"png_compressor":"run-length"}"#, base: base)
         #expect(odd == base)
     }
+
+    @Test("options read again (from the decoded cache) still apply to each base, past the cache's size")
+    func cachedMembersApplyToEachBase() {
+        var white = RenderOptions()
+        white.background = .white
+        let json = #"{"scale":2,"png_compressor":"run-length"}"#
+        for _ in 0..<2 {
+            #expect(StoredRenderOptions.options(json, base: RenderOptions()).background == RenderOptions().background)
+            #expect(StoredRenderOptions.options(json, base: white).background == .white)
+            #expect(StoredRenderOptions.options(json, base: white).layout.scale == 2)
+        }
+        for margin in 0..<200 {
+            let text = #"{"margin":\#(margin),"png_compressor":"run-length"}"#
+            #expect(StoredRenderOptions.options(text, base: white).layout.margin == Double(margin))
+            #expect(StoredRenderOptions.options(text, base: white).layout.margin == Double(margin))
+        }
+        #expect(StoredRenderOptions.options("not json", base: white) == white)
+        #expect(StoredRenderOptions.options("not json", base: RenderOptions()) == RenderOptions())
+    }
 }

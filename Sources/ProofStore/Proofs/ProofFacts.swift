@@ -150,7 +150,7 @@ public struct ProofFacts: Sendable, Equatable {
     public var digest: [UInt8] {
         var out = CanonicalEncoder()
         out.text(Self.tag)
-        out.text(proofID.uuidString.lowercased())
+        out.text(proofID.lowercasedText)
         out.text(reference)
         out.text(signerName)
         out.int64(capturedAtMicros)
@@ -176,7 +176,7 @@ public struct ProofFacts: Sendable, Equatable {
         out.int32(pngHeight)
         out.raw(RenderOptionsDigest.canonical(renderOptionsJSON))
         out.text(algorithmVersion)
-        out.text(uploadedBy.uuidString.lowercased())
+        out.text(uploadedBy.lowercasedText)
         return SHA256.hash(out.bytes)
     }
 }

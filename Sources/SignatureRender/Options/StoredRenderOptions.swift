@@ -1,5 +1,6 @@
 import Foundation
 import SignatureKit
+import Synchronization
 
 /// The render parameters stored with each proof (`proofs.render_options`), written at upload and
 /// read back whenever the proof's ink is rendered again (SVG, resized PNG), so a re-render uses
@@ -36,12 +37,28 @@ public enum StoredRenderOptions {
         }
     }
 
+    /// Members decoded before, by their JSON text. Proofs share a handful of option sets, and an
+    /// export renders every proof's SVG: decoding each with `JSONDecoder` was a visible share of
+    /// its CPU. Emptied when full, so hostile variety costs a decode, never memory.
+    private static let decoded = Mutex<[String: Members?]>([:])
+    private static let decodedLimit = 64
+
+    private static func members(_ json: String) -> Members? {
+        if let known = decoded.withLock({ $0[json] }) { return known }
+        let stored = try? JSONDecoder().decode(Members.self, from: Data(json.utf8))
+        decoded.withLock { cache in
+            if cache.count >= decodedLimit { cache.removeAll(keepingCapacity: true) }
+            cache[json] = .some(stored)
+        }
+        return stored
+    }
+
     /// `base` with every parameter `json` records; a member that is missing or out of range keeps
     /// `base`'s value (the JSON is ours, but a proof may predate a parameter). The exception is
     /// `png_compressor`: proofs stored before it was recorded (2026-11-23) were compressed by zlib,
     /// so without it the PNG is re-encoded with zlib.
     public static func options(_ json: String, base: RenderOptions) -> RenderOptions {
-        guard let stored = try? JSONDecoder().decode(Members.self, from: Data(json.utf8)) else { return base }
+        guard let stored = members(json) else { return base }
         var options = base
         if let scale = stored.scale, scale > 0, scale <= 64 { options.layout.scale = scale }
         if let width = stored.width, width >= 1, width <= Double(options.layout.maxPixelWidth) { options.layout.width = Int(width) }

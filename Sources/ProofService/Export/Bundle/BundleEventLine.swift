@@ -28,7 +28,7 @@ struct BundleEventLine: Sendable {
         _ = try line.members("an audit event")
         var actorKeyID: UUID?
         if let text = try line.optionalString("actor_key_id") {
-            guard let id = UUID(uuidString: text) else { throw BundleJSONError("actor_key_id is not a UUID") }
+            guard let id = UUID(text: text) else { throw BundleJSONError("actor_key_id is not a UUID") }
             actorKeyID = id
         }
         return BundleEventLine(action: try line.string("action"), actorKeyID: actorKeyID, actorRole: try line.optionalString("actor_role"),
@@ -44,7 +44,7 @@ struct BundleEventLine: Sendable {
         var json = CanonicalJSONWriter(capacity: 512 + event.detailsJSON.utf8.count)
         json.beginObject()
         json.key("action"); json.string(event.action)
-        json.key("actor_key_id"); json.string(event.actorKeyID?.uuidString.lowercased())
+        json.key("actor_key_id"); json.string(event.actorKeyID?.lowercasedText)
         json.key("actor_role"); json.string(event.actorRole)
         json.key("chain"); json.int(Int64(event.chain))
         json.key("client_address"); json.string(event.clientAddress)

@@ -117,7 +117,7 @@ enum BundleProofCheck {
             return "its device_signature (\(signed?.keyID ?? "none")) is not the one \(at) binds (\(recorded.deviceKeyID ?? "none"))"
         }
         guard let signed else { return nil }
-        guard let keyID = UUID(uuidString: signed.keyID), let points = recorded.points,
+        guard let keyID = UUID(text: signed.keyID), let points = recorded.points,
               let publicKeyBytes = Data(base64Encoded: signed.publicKey).map(Array.init),
               let publicKey = try? Ed25519PublicKey(rawRepresentation: publicKeyBytes),
               let signature = Data(base64Encoded: signed.signature).map(Array.init),

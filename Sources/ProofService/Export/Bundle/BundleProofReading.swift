@@ -128,7 +128,7 @@ struct BundleProofReading: Sendable {
     }
 
     private static func uuid(_ text: String, _ name: String) throws(BundleJSONError) -> UUID {
-        guard let id = UUID(uuidString: text) else { throw BundleJSONError("\(name) is not a UUID") }
+        guard let id = UUID(text: text) else { throw BundleJSONError("\(name) is not a UUID") }
         return id
     }
 

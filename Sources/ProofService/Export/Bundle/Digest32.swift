@@ -20,42 +20,67 @@ struct Digest32: Hashable, Sendable, CustomStringConvertible {
 
     /// From 64 hex digits given as bytes (a line of a checksums file, unread as text).
     init?(hexDigits: some Sequence<UInt8>) {
-        var word: UInt64 = 0, words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-        var count = 0
-        for byte in hexDigits {
-            guard count < 64, let value = Self.nibble(byte) else { return nil }
-            word = word << 4 | UInt64(value)
-            count += 1
-            switch count {
-            case 16: words.0 = word
-            case 32: words.1 = word
-            case 48: words.2 = word
-            case 64: words.3 = word
-            default: continue
+        // A verifier reads a dozen digests per proof: parse from a buffer when the bytes have one.
+        let parsed: Digest32?? = hexDigits.withContiguousStorageIfAvailable { Self(buffer: $0) }
+        guard let digest = parsed ?? Self(buffer: Array(hexDigits)) else { return nil }
+        self = digest
+    }
+
+    private init?(buffer digits: UnsafeBufferPointer<UInt8>) {
+        guard digits.count == 64 else { return nil }
+        var invalid: UInt8 = 0
+        func word(_ first: Int) -> UInt64 {
+            var word: UInt64 = 0
+            for index in first..<first + 16 {
+                let value = Self.nibbles[Int(digits[index])]
+                invalid |= value
+                word = word << 4 | UInt64(value & 0x0F)
             }
+            return word
         }
-        guard count == 64 else { return nil }
+        let words = (word(0), word(16), word(32), word(48))
+        guard invalid & 0x80 == 0 else { return nil }
         self.words = words
+    }
+
+    init?(buffer: [UInt8]) {
+        guard let digest = buffer.withUnsafeBufferPointer({ Self(buffer: $0) }) else { return nil }
+        self = digest
+    }
+
+    /// Each byte's hex value, or 0x80 for a byte that is not a hex digit (either case).
+    private static let nibbles: [UInt8] = (0...255).map { (byte: Int) -> UInt8 in
+        switch UInt8(byte) {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt8(byte) - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt8(byte) - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt8(byte) - UInt8(ascii: "A") + 10
+        default: 0x80
+        }
     }
 
     /// SHA-256 of `data`.
     static func of(_ data: [UInt8]) -> Digest32 { Digest32(SHA256.hash(data)) }
 
-    private static func nibble(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
-    }
-
     var bytes: [UInt8] {
         [words.0, words.1, words.2, words.3].flatMap { word in (0..<8).map { UInt8(truncatingIfNeeded: word >> (56 - 8 * UInt64($0))) } }
     }
 
-    /// Lower-case hex.
-    var description: String { bytes.hexString }
+    /// Lower-case hex, written from the words (an export writes several per proof).
+    var description: String {
+        String(unsafeUninitializedCapacity: 64) { text in
+            let digits: StaticString = "0123456789abcdef"
+            func write(_ word: UInt64, at first: Int) {
+                for nibble in 0..<16 {
+                    text[first + nibble] = digits.utf8Start[Int(truncatingIfNeeded: word >> (60 - 4 * UInt64(nibble))) & 0x0F]
+                }
+            }
+            write(words.0, at: 0)
+            write(words.1, at: 16)
+            write(words.2, at: 32)
+            write(words.3, at: 48)
+            return 64
+        }
+    }
 
     static func == (lhs: Digest32, rhs: Digest32) -> Bool { lhs.words == rhs.words }
 

@@ -21,7 +21,7 @@ struct RecordedEventDigests: Sendable {
         guard event.action == AuditAction.proofRecorded.rawValue else { return nil }
         // The details are a string-valued object (else, as `AuditEvent.details` reads them, empty).
         guard let details = try? stringMembers(BundleJSONParser.parse(event.detailsJSON.utf8)) else { return nil }
-        guard let id = details["proof_id"].flatMap(UUID.init(uuidString:)) else { return nil }
+        guard let id = details["proof_id"].flatMap(UUID.init(text:)) else { return nil }
         return (id, RecordedEventDigests(seq: event.seq, chain: event.chain, subject: event.subject,
                                          points: details["points_sha256"].flatMap(Digest32.init(hex:)),
                                          png: details["png_sha256"].flatMap(Digest32.init(hex:)),

@@ -1,0 +1,64 @@
+import Foundation
+
+extension UUID {
+    /// A UUID from its 36-character text, `8-4-4-4-12` hex digits in either case: what
+    /// `UUID(uuidString:)` accepts, read from the bytes. Foundation parses with `sscanf`, which
+    /// was a visible share of a bundle verifier's CPU (several UUIDs per proof), and which also
+    /// lets a digit pair start with a space; this does not.
+    public init?(text: String) {
+        var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        let parsed: Bool? = text.utf8.withContiguousStorageIfAvailable { characters in
+            guard characters.count == 36 else { return false }
+            var index = 0
+            return withUnsafeMutableBytes(of: &bytes) { out in
+                for position in 0..<16 {
+                    if index == 8 || index == 13 || index == 18 || index == 23 {
+                        guard characters[index] == UInt8(ascii: "-") else { return false }
+                        index += 1
+                    }
+                    guard let high = Self.hexValue(characters[index]), let low = Self.hexValue(characters[index + 1]) else { return false }
+                    out[position] = high << 4 | low
+                    index += 2
+                }
+                return true
+            }
+        }
+        switch parsed {
+        case true?: self.init(uuid: bytes)
+        case false?: return nil
+        case nil:
+            guard let id = UUID(uuidString: text) else { return nil }
+            self = id
+        }
+    }
+
+    /// The 36-character lower-case text (`uuidString.lowercased()`, without the formatting and
+    /// the second string: facts digests and bundle documents write several per proof).
+    public var lowercasedText: String {
+        String(unsafeUninitializedCapacity: 36) { text in
+            let digits: StaticString = "0123456789abcdef"
+            var index = 0
+            withUnsafeBytes(of: uuid) { bytes in
+                for (position, byte) in bytes.enumerated() {
+                    if position == 4 || position == 6 || position == 8 || position == 10 {
+                        text[index] = UInt8(ascii: "-")
+                        index += 1
+                    }
+                    text[index] = digits.utf8Start[Int(byte >> 4)]
+                    text[index + 1] = digits.utf8Start[Int(byte & 0x0F)]
+                    index += 2
+                }
+            }
+            return 36
+        }
+    }
+
+    private static func hexValue(_ character: UInt8) -> UInt8? {
+        switch character {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
