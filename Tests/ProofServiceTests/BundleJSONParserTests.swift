@@ -45,7 +45,8 @@ struct BundleJSONParserTests {
     @Test("refuses what is not strict JSON, naming where", arguments: [
         "", " ", "{", "}", "[1,]", "{\"a\":1,}", "{\"a\" 1}", "{a:1}", "{\"a\":1}x", "[1 2]", "01", "1.", ".5", "-", "1e", "+1",
         "tru", "nul", "\"unterminated", "\"bad \\x escape\"", "\"\\u12\"", "\"\\ud800\"", "\"\\udc00 low alone\"",
-        "\"raw\ncontrol\"", "{\"a\":1,\"a\":2}", "NaN", "Infinity", "[\"\\", "{\"a\":[1,{\"b\":",
+        "\"raw\ncontrol\"", "{\"a\":1,\"a\":2}", "{\"a\":1,\"b\":2,\"a\":3}", "{\"b\":1,\"a\":2,\"b\":3}",
+        "{\"a\":1,\"b\":2,\"c\":3,\"b\":4}", "NaN", "Infinity", "[\"\\", "{\"a\":[1,{\"b\":",
     ])
     func refusesMalformed(_ text: String) {
         #expect(throws: BundleJSONError.self) { try BundleJSONParser.parse(Array(text.utf8)) }

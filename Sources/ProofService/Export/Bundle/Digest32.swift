@@ -8,8 +8,10 @@ struct Digest32: Hashable, Sendable, CustomStringConvertible {
 
     init(_ bytes: [UInt8]) {
         precondition(bytes.count == 32, "a SHA-256 digest is 32 bytes")
-        func word(_ at: Int) -> UInt64 { bytes[at..<at + 8].reduce(UInt64(0)) { $0 << 8 | UInt64($1) } }
-        words = (word(0), word(8), word(16), word(24))
+        words = bytes.withUnsafeBytes { raw in
+            func word(_ at: Int) -> UInt64 { UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt64.self)) }
+            return (word(0), word(8), word(16), word(24))
+        }
     }
 
     /// From 64 hex digits (either case); nil otherwise. Straight into the words, without an
@@ -62,7 +64,15 @@ struct Digest32: Hashable, Sendable, CustomStringConvertible {
     static func of(_ data: [UInt8]) -> Digest32 { Digest32(SHA256.hash(data)) }
 
     var bytes: [UInt8] {
-        [words.0, words.1, words.2, words.3].flatMap { word in (0..<8).map { UInt8(truncatingIfNeeded: word >> (56 - 8 * UInt64($0))) } }
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(32)
+        append(to: &bytes)
+        return bytes
+    }
+
+    /// Appends the 32 bytes to `out` (big-endian words), without an array of its own.
+    func append(to out: inout [UInt8]) {
+        withUnsafeBytes(of: (words.0.bigEndian, words.1.bigEndian, words.2.bigEndian, words.3.bigEndian)) { out.append(contentsOf: $0) }
     }
 
     /// Lower-case hex, written from the words (an export writes several per proof).

@@ -1,5 +1,4 @@
 import Archive
-import Cryptography
 import Foundation
 import ProofStore
 
@@ -84,12 +83,18 @@ struct BundleEventIndex {
 
     /// SHA-256 over the subject and the digests `flags` names.
     static func binding(_ event: RecordedEventDigests, flags: UInt8) -> Digest32 {
-        var hasher = SHA256Hasher()
-        hasher.update([flags])
-        hasher.update(Array(event.subject.utf8) + [0])
-        for digest in [event.points, event.png, event.ink, event.metadata] { if let digest { hasher.update(digest.bytes) } }
-        if flags & hasDevice != 0 { hasher.update(Array((event.deviceKeyID ?? "").utf8) + [0] + Array((event.deviceSignature ?? "").utf8)) }
-        return Digest32(hasher.finalize())
+        // One buffer, hashed once: it is computed twice per proof.
+        var bytes: [UInt8] = [flags]
+        bytes.reserveCapacity(256)
+        bytes += event.subject.utf8
+        bytes.append(0)
+        for digest in [event.points, event.png, event.ink, event.metadata] { digest?.append(to: &bytes) }
+        if flags & hasDevice != 0 {
+            bytes += (event.deviceKeyID ?? "").utf8
+            bytes.append(0)
+            bytes += (event.deviceSignature ?? "").utf8
+        }
+        return Digest32.of(bytes)
     }
 
     /// The event `seq` of `chain`, read again from the segment file that holds it.

@@ -1,9 +1,14 @@
 import Foundation
+import Synchronization
 
 /// Runs a bounded batch of independent checks on all cores and returns their results in order:
 /// the verifier reads, inflates, hashes and parses a batch of bundle entries at once, then applies
 /// the results one by one in archive order (so reports stay the same as a serial pass). Used by
 /// `countersign verify`, a command-line run, not on the service's event loop or cooperative pool.
+///
+/// Each batch runs on threads of its own, one per core, taking indices from a shared counter.
+/// Dispatch's global queue (`concurrentPerform` inside `async`) was used before: on this 2-core
+/// host it ran most batches on one thread, leaving a core idle for two thirds of a verification.
 enum BundleParallelMap {
     /// Entries handled per batch (about 200 proofs): each batch ends in a wait for its slowest
     /// entry, which on a loaded machine 1,024 made rarer than 256 did (4,024 against 3,559
@@ -14,41 +19,63 @@ enum BundleParallelMap {
     /// `transform(0..<count)` in order, run concurrently when there is more than one core.
     static func map<T: Sendable>(_ count: Int, _ transform: @escaping @Sendable (Int) -> T) -> [T] {
         guard count > 1, CPUWorkPool.cores > 1 else { return (0..<count).map(transform) }
-        return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
-            let slots = Slots(base: buffer.baseAddress!)
-            DispatchQueue.concurrentPerform(iterations: count) { index in slots.base.advanced(by: index).initialize(to: transform(index)) }
-            initialized = count
-        }
+        return start(count, transform).wait()
     }
 
-    /// Starts ``map(_:_:)`` on another thread and returns at once: the caller applies the previous
+    /// Starts ``map(_:_:)`` on other threads and returns at once: the caller applies the previous
     /// batch's results while this one is read (``Pending/wait()`` gives them).
     static func start<T: Sendable>(_ count: Int, _ transform: @escaping @Sendable (Int) -> T) -> Pending<T> {
-        let pending = Pending<T>()
-        pending.group.enter()
-        DispatchQueue.global().async {
-            pending.results = map(count, transform)
-            pending.group.leave()
+        let pending = Pending<T>(count: count)
+        for _ in 0..<min(count, CPUWorkPool.cores) {
+            pending.group.enter()
+            Thread {
+                pending.run(transform)
+                pending.group.leave()
+            }.start()
         }
         return pending
     }
 
-    /// The results of a batch started with ``start(_:_:)``.
+    /// The results of a batch started with ``start(_:_:)``. Each index is claimed from `next` by
+    /// exactly one thread, which initialises its slot; the slots are read only after every thread
+    /// has left `group`.
     final class Pending<T: Sendable>: @unchecked Sendable {
         fileprivate let group = DispatchGroup()
-        /// Written once by the starting thread before it leaves `group`, read only after `wait()`.
-        fileprivate var results: [T] = []
+        private let count: Int
+        private let slots: UnsafeMutablePointer<T>
+        private let next = Atomic<Int>(0)
+        private var taken = false
 
-        /// Blocks until the batch is done, then gives its results in order.
+        fileprivate init(count: Int) {
+            self.count = count
+            slots = .allocate(capacity: max(count, 1))
+        }
+
+        deinit {
+            if !taken {
+                group.wait()
+                slots.deinitialize(count: count)
+            }
+            slots.deallocate()
+        }
+
+        fileprivate func run(_ transform: (Int) -> T) {
+            while true {
+                let index = next.wrappingAdd(1, ordering: .relaxed).oldValue
+                guard index < count else { return }
+                slots.advanced(by: index).initialize(to: transform(index))
+            }
+        }
+
+        /// Blocks until the batch is done, then gives its results in order (once).
         func wait() -> [T] {
             group.wait()
-            return results
+            precondition(!taken, "a batch's results are taken once")
+            taken = true
+            return [T](unsafeUninitializedCapacity: count) { buffer, initialized in
+                buffer.baseAddress?.moveInitialize(from: slots, count: count)
+                initialized = count
+            }
         }
-    }
-
-    /// The result buffer, shared by the iterations: each index is written exactly once, by the
-    /// one iteration that owns it, and read only after `concurrentPerform` has returned.
-    private struct Slots<T>: @unchecked Sendable {
-        let base: UnsafeMutablePointer<T>
     }
 }

@@ -25,9 +25,28 @@ enum BundleProofScan {
 
     static func isChecksums(_ entry: ZipArchiveReader.Entry) -> Bool { entry.name.hasPrefix(BundleLayout.checksumsPrefix) }
 
+    /// Entries one parallel task reads, with one read of the archive when they lie together
+    /// (``ZipArchiveReader/contents(ofRun:limit:)``): about two proofs' folders.
+    static let entriesPerRead = 10
+
     static func read(_ archive: ZipArchiveReader, _ entry: ZipArchiveReader.Entry) -> Result<ReadEntry, ZipArchiveReader.Failure> {
-        Result { () throws(ZipArchiveReader.Failure) in
-            let contents = try archive.contents(of: entry, limit: 256 << 20)
+        found(entry, Result { () throws(ZipArchiveReader.Failure) in try archive.contents(of: entry, limit: 256 << 20) })
+    }
+
+    /// `entries` read as ``read(_:_:)`` reads each, nil for those left to the serial part (large
+    /// entries and checksums files), the others read together.
+    static func read(_ archive: ZipArchiveReader, _ entries: ArraySlice<ZipArchiveReader.Entry>) -> [Result<ReadEntry, ZipArchiveReader.Failure>?] {
+        let parallel = entries.filter { $0.size <= Self.parallelEntryLimit && !Self.isChecksums($0) }
+        var contents = zip(parallel, archive.contents(ofRun: parallel[...], limit: 256 << 20)).makeIterator()
+        return entries.map { entry in
+            guard entry.size <= Self.parallelEntryLimit, !Self.isChecksums(entry), let (read, bytes) = contents.next() else { return nil }
+            return found(read, bytes)
+        }
+    }
+
+    /// What the parallel part keeps of `entry`, whose contents were read as `contents`.
+    private static func found(_ entry: ZipArchiveReader.Entry, _ contents: Result<[UInt8], ZipArchiveReader.Failure>) -> Result<ReadEntry, ZipArchiveReader.Failure> {
+        contents.map { contents in
             let name = entry.name
             let isMetadata = name.hasPrefix(BundleLayout.deliveriesPrefix) && name.hasSuffix("/metadata.json")
             return ReadEntry(bytes: contents.count, sha256: Digest32.of(contents),
@@ -161,19 +180,20 @@ enum BundleProofScan {
         var batch: [ZipArchiveReader.Entry] = []
         // One batch is read on all cores while the one before it is applied here: at most two
         // batches are held.
-        var reading: (entries: [ZipArchiveReader.Entry], results: BundleParallelMap.Pending<Result<ReadEntry, ZipArchiveReader.Failure>?>)?
+        var reading: (entries: [ZipArchiveReader.Entry], results: BundleParallelMap.Pending<[Result<ReadEntry, ZipArchiveReader.Failure>?]>)?
         func applyRead() {
             guard let (entries, pending) = reading else { return }
             reading = nil
             // Large entries (none in a bundle we wrote) are read when applied, one at a time, so a
             // hostile batch cannot hold a thousand of them at once.
-            for (entry, result) in zip(entries, pending.wait()) { apply(entry, result) }
+            for (entry, result) in zip(entries, pending.wait().joined()) { apply(entry, result) }
         }
         func flush() {
             let entries = batch
             batch.removeAll(keepingCapacity: true)
-            let started = BundleParallelMap.start(entries.count) {
-                entries[$0].size <= Self.parallelEntryLimit && !Self.isChecksums(entries[$0]) ? Self.read(archive, entries[$0]) : nil
+            let per = Self.entriesPerRead
+            let started = BundleParallelMap.start((entries.count + per - 1) / per) {
+                Self.read(archive, entries[($0 * per)..<min(entries.count, ($0 + 1) * per)])
             }
             applyRead()
             reading = (entries, started)

@@ -74,6 +74,8 @@ struct BundleJSONParser {
         guard depth <= Self.maxDepth else { throw .at(position, "nested too deeply") }
         position += 1
         var members: [(String, BundleJSONValue)] = []
+        members.reserveCapacity(8)
+        var ascending = true
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
             position += 1
@@ -84,8 +86,13 @@ struct BundleJSONParser {
             guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw .at(position, "expected a member name") }
             let nameOffset = position
             let name = try string()
-            // Our documents have a few dozen members at most: a linear check is cheaper than a set.
-            if members.contains(where: { $0.0 == name }) { throw .at(nameOffset, "member \"\(name)\" appears twice") }
+            // Our writers sort the names: while they ascend, a name above the last is new.
+            // Otherwise a linear check (a few dozen members at most) is cheaper than a set.
+            if ascending, let last = members.last?.0, last < name {
+            } else {
+                ascending = members.isEmpty
+                if members.contains(where: { $0.0 == name }) { throw .at(nameOffset, "member \"\(name)\" appears twice") }
+            }
             skipWhitespace()
             guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw .at(position, "expected ':'") }
             position += 1

@@ -1,0 +1,78 @@
+import Archive
+import Foundation
+import Testing
+
+/// ``ZipArchiveReader/contents(ofRun:limit:)`` reads consecutive entries with one read: it must
+/// give, entry by entry, exactly what ``ZipArchiveReader/contents(of:limit:)`` gives, whatever the
+/// run (out of order, overlapping, damaged, oversized) and never trap.
+@Suite("ZIP run reads")
+struct ZipRunReadTests {
+    static func archive(_ files: [(String, [UInt8], Bool)]) throws -> [UInt8] {
+        var writer = ZipArchiveWriter()
+        var out: [UInt8] = []
+        for (name, contents, compress) in files {
+            out += try writer.add(name, contents: contents, modified: Date(timeIntervalSince1970: 1_800_000_000), compress: compress)
+        }
+        return out + (try writer.finish())
+    }
+
+    static let files: [(String, [UInt8], Bool)] = (0..<12).map { index in
+        let text = Array(String(repeating: "entry \(index) of a run; ", count: 20 + 30 * index).utf8)
+        return ("deliveries/D-\(index / 5)/file-\(index)", index % 3 == 0 ? (0..<(500 * index)).map { UInt8(truncatingIfNeeded: $0 &* 7919) } : text,
+                index % 3 != 0)
+    }
+
+    /// Both readings of `entries` as comparable values (contents or the failure's message).
+    static func compare(_ reader: ZipArchiveReader, _ entries: [ZipArchiveReader.Entry], limit: Int = 512 << 20) {
+        let run = reader.contents(ofRun: entries[...], limit: limit)
+        #expect(run.count == entries.count)
+        for (entry, result) in zip(entries, run) {
+            let single = Result { () throws(ZipArchiveReader.Failure) in try reader.contents(of: entry, limit: limit) }
+            switch (result, single) {
+            case (.success(let a), .success(let b)): #expect(a == b, "\(entry.name)")
+            case (.failure(let a), .failure(let b)): #expect(a == b, "\(entry.name)")
+            default: Issue.record("\(entry.name): the run gave \(result), alone \(single)")
+            }
+        }
+    }
+
+    @Test("a run gives each entry's contents, in order or not, whole or in part")
+    func sameAsOneByOne() throws {
+        let bytes = try Self.archive(Self.files)
+        let reader = try ZipArchiveReader(bytes)
+        let entries = try reader.entries
+        #expect(entries.count == Self.files.count)
+        let run = reader.contents(ofRun: entries[...])
+        for (result, file) in zip(run, Self.files) { #expect(try result.get() == file.1) }
+        Self.compare(reader, entries)
+        Self.compare(reader, Array(entries.reversed()))
+        Self.compare(reader, [entries[3], entries[3], entries[1]])
+        Self.compare(reader, Array(entries[2..<5]))
+        Self.compare(reader, [entries[0]])
+        Self.compare(reader, [])
+        Self.compare(reader, entries, limit: 4000)
+    }
+
+    @Test("a damaged byte, a hostile offset or size fails only the entries it touches, as alone")
+    func damage() throws {
+        let bytes = try Self.archive(Self.files)
+        let entries = try ZipArchiveReader(bytes).entries
+        for offset in stride(from: 0, to: Int(entries[6].localHeaderOffset), by: 97) {
+            var damaged = bytes
+            damaged[offset] ^= 0x5A
+            let reader = try ZipArchiveReader(damaged)
+            Self.compare(reader, entries)
+        }
+        let reader = try ZipArchiveReader(bytes)
+        for change in 0..<4 {
+            var hostile = entries
+            switch change {
+            case 0: hostile[4].localHeaderOffset = UInt64.max - 10
+            case 1: hostile[4].compressedSize = UInt64.max
+            case 2: hostile[4].size = 1 << 40
+            default: hostile[4].localHeaderOffset = UInt64(bytes.count - 3)
+            }
+            Self.compare(reader, hostile)
+        }
+    }
+}
