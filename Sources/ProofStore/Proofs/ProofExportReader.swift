@@ -11,7 +11,7 @@ public struct ProofExportReader: Sendable {
     public var pageSize: Int
 
     /// Creates a reader over `database`.
-    public init(database: PostgresClient, pageSize: Int = 32) {
+    public init(database: PostgresClient, pageSize: Int = 64) {
         self.database = database
         self.pageSize = pageSize
     }
@@ -118,7 +118,7 @@ public struct ProofExportReader: Sendable {
         for row in rows {
             let event = try AuditLog.event(row)
             // The first event naming the proof: a second one is tampering, which `verify --database` reports.
-            if let id = event.details["proof_id"].flatMap(UUID.init(uuidString:)), wanted.contains(id), events[id] == nil {
+            if let id = event.details["proof_id"].flatMap(UUID.init(text:)), wanted.contains(id), events[id] == nil {
                 events[id] = event
             }
         }

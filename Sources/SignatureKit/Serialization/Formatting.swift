@@ -16,7 +16,7 @@ public enum Formatting {
     @usableFromInline static let scales: [Double] = [1, 10, 100, 1000, 10000, 100000, 1000000]
 
     /// Most bytes ``write(_:decimals:to:)`` produces: sign, 13 integer digits, point, 6 decimals.
-    static let maxLength = 21
+    public static let maxLength = 21
 
     /// Appends the fixed representation of `v` to `out` (see ``fixed(_:decimals:)``).
     @inlinable @inline(__always)
@@ -30,7 +30,7 @@ public enum Formatting {
     /// Writes the fixed representation of `v` at `p` (at most ``maxLength`` bytes) and returns
     /// the number of bytes written.
     @inlinable @inline(__always)
-    static func write(_ v: Double, decimals: Int, to p: UnsafeMutablePointer<UInt8>) -> Int {
+    public static func write(_ v: Double, decimals: Int, to p: UnsafeMutablePointer<UInt8>) -> Int {
         let d = Swift.min(Swift.max(decimals, 0), 6)
         var x = v.isFinite ? v : 0
         x = Swift.min(Swift.max(x, -maxMagnitude), maxMagnitude)

@@ -66,26 +66,40 @@ public enum SVGWriter {
         return svg(g, options: options)
     }
 
-    /// Appends SVG path data (`M x,y L ... Q ... C ... Z`) for `elements`.
+    /// Appends SVG path data (`M x,y L ... Q ... C ... Z`) for `elements`. Each element is written
+    /// into a small buffer and appended once: an export writes every proof's SVG, and appending
+    /// number by number was most of the writer's cost.
     public static func appendPathData(_ elements: [PathElement], decimals: Int, to out: inout [UInt8]) {
-        @inline(__always) func pt(_ p: Point) {
-            Formatting.append(p.x, decimals: decimals, to: &out)
-            out.append(UInt8(ascii: ","))
-            Formatting.append(p.y, decimals: decimals, to: &out)
-        }
-        for e in elements {
-            switch e {
-            case .move(let p):
-                out.append(UInt8(ascii: "M")); pt(p)
-            case .line(let p):
-                out.append(UInt8(ascii: "L")); pt(p)
-            case .quad(let c, let p):
-                out.append(UInt8(ascii: "Q")); pt(c); out.append(UInt8(ascii: " ")); pt(p)
-            case .cubic(let c1, let c2, let p):
-                out.append(UInt8(ascii: "C")); pt(c1); out.append(UInt8(ascii: " ")); pt(c2)
-                out.append(UInt8(ascii: " ")); pt(p)
-            case .close:
-                out.append(UInt8(ascii: "Z"))
+        // A cubic, the longest element: a letter, three points of two numbers, a comma, a space.
+        let longest = 1 + 3 * (2 * Formatting.maxLength + 1) + 2
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: longest) { buffer in
+            let base = buffer.baseAddress!
+            var count = 0
+            @inline(__always) func byte(_ value: UInt8) {
+                base[count] = value
+                count += 1
+            }
+            @inline(__always) func pt(_ p: Point) {
+                count += Formatting.write(p.x, decimals: decimals, to: base + count)
+                byte(UInt8(ascii: ","))
+                count += Formatting.write(p.y, decimals: decimals, to: base + count)
+            }
+            for e in elements {
+                count = 0
+                switch e {
+                case .move(let p):
+                    byte(UInt8(ascii: "M")); pt(p)
+                case .line(let p):
+                    byte(UInt8(ascii: "L")); pt(p)
+                case .quad(let c, let p):
+                    byte(UInt8(ascii: "Q")); pt(c); byte(UInt8(ascii: " ")); pt(p)
+                case .cubic(let c1, let c2, let p):
+                    byte(UInt8(ascii: "C")); pt(c1); byte(UInt8(ascii: " ")); pt(c2)
+                    byte(UInt8(ascii: " ")); pt(p)
+                case .close:
+                    byte(UInt8(ascii: "Z"))
+                }
+                out.append(contentsOf: UnsafeBufferPointer(start: base, count: count))
             }
         }
     }
