@@ -5,6 +5,7 @@
 #   - `countersign verify --database --from-checkpoint` over those uploads' events (a checkpoint is
 #     witnessed just before them), then the full `verify --database`: wall time and peak RSS,
 #   - `countersign export` of the last 24 hours (SCALE_EXPORT_HOURS) as a ZIP: proofs/s, MB/s, peak RSS,
+#     then `countersign verify` of that bundle: proofs/s, peak RSS,
 #   - search latency p50/p95/p99 (Benchmarks/search_latency.py: world, country, city, antimeridian and
 #     sparse bbox, near, q, flag; 200 requests each, one at a time, paging every tenth request).
 #
@@ -138,6 +139,12 @@ for step in "${steps[@]}"; do
     size=$(stat -c %s "$work/export.zip" 2>/dev/null || echo 0)
     python3 -c "import sys; n,s,e,r=int(sys.argv[1]),int(sys.argv[2]),float(sys.argv[3]),int(sys.argv[4]); print(f'   {n} proofs, {s/1e6:.0f} MB in {e:.1f} s: {n/max(e,0.01):.0f} proofs/s, {s/1e6/max(e,0.01):.1f} MB/s, peak RSS {r//1024} MB')" \
         "$count" "$size" "$elapsed" "$rss"
+    echo "-- verify the export (countersign verify FILE.zip)"
+    timed "$binary" verify "$work/export.zip" --trust-embedded-key >"$work/verify-bundle.txt" 2>&1 || true
+    read -r elapsed rss < <(tail -n 1 "$work/time")
+    python3 -c "import sys; n,e,r=int(sys.argv[1]),float(sys.argv[2]),int(sys.argv[3]); print(f'   {n} proofs in {e:.1f} s: {n/max(e,0.01):.0f} proofs/s, peak RSS {r//1024} MB')" \
+        "$count" "$elapsed" "$rss"
+    grep -v WARNING "$work/verify-bundle.txt" | tail -n 1 | cut -c1-160 | sed 's/^/     /'
     rm -f "$work/export.zip"
     [ "$search_binary" = "$binary" ] || { stop_server; serve "$search_binary"; }
     echo "-- search latency"

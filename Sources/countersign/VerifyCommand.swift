@@ -168,6 +168,7 @@ struct VerifyCommand: AsyncParsableCommand {
                   + (report.signerPinned ? "; signer trusted" : " (signer NOT checked: --trust-embedded-key)"))
         } else {
             for failure in report.failures { print("INVALID \(failure.file): \(failure.reason)") }
+            if report.omittedFailures > 0 { print("INVALID and \(report.omittedFailures) more problems, not listed (the first \(report.failures.count) are)") }
         }
         if !report.isValid { throw ExitCode(1) }
     }
@@ -230,7 +231,8 @@ struct VerifyCommand: AsyncParsableCommand {
 }
 
 /// `verify FILE.zip --json`: `{"status":"valid"|"invalid","files":N,"proofs":N,"public_key","key_id","signer_pinned",
-/// "checkpoint_seq","checkpoint_version","failures":[{"file","reason"}]}`.
+/// "checkpoint_seq","checkpoint_version","failures":[{"file","reason"}],"omitted_failures":N}` (the first 1,000
+/// failures are listed, the rest counted).
 struct BundleReportJSON: Encodable {
     struct Failure: Encodable {
         var file: String
@@ -246,9 +248,10 @@ struct BundleReportJSON: Encodable {
     var checkpointSeq: Int64?
     var checkpointVersion: Int?
     var failures: [Failure]
+    var omittedFailures: Int
 
     enum CodingKeys: String, CodingKey {
-        case status, files, proofs, failures
+        case status, files, proofs, failures, omittedFailures = "omitted_failures"
         case publicKey = "public_key", keyID = "key_id", signerPinned = "signer_pinned", checkpointSeq = "checkpoint_seq", checkpointVersion = "checkpoint_version"
     }
 
@@ -262,5 +265,6 @@ struct BundleReportJSON: Encodable {
         checkpointSeq = report.checkpointSeq
         checkpointVersion = report.checkpointVersion
         failures = report.failures.map { Failure(file: $0.file, reason: $0.reason) }
+        omittedFailures = report.omittedFailures
     }
 }

@@ -160,4 +160,33 @@ struct StandaloneBundleTests {
             }
         }
     }
+
+    @Test("a bundle failing thousands of times lists the first 1,000 failures and counts the rest")
+    func failuresAreBounded() async throws {
+        try await APITestHarness.with { harness in
+            try await harness.application().test(.router) { client in
+                _ = try await ExportTests.seed(client, harness)
+                let response = try await ExportTests.export(client, harness)
+                #expect(response.status == .ok)
+                let key = harness.checkpointKey.publicKey
+                // 1,500 files that no checksums file covers and that are not files of a version 3 bundle.
+                let archive = try ZipArchiveReader(response.bytes)
+                var writer = ZipArchiveWriter()
+                var out: [UInt8] = []
+                for (index, entry) in try archive.entries.enumerated() {
+                    if index == 1 {
+                        for number in 0..<1500 {
+                            out += try writer.add("junk/\(number)", contents: Array("junk \(number)".utf8), modified: Date(), compress: false)
+                        }
+                    }
+                    out += try writer.add(entry.name, contents: try archive.contents(of: entry), modified: Date(), compress: true)
+                }
+                let report = ExportBundleVerifier.verify(out + (try writer.finish()), trustedKey: key)
+                #expect(!report.isValid)
+                #expect(report.failures.count == ExportBundleVerifier.Report.failureLimit)
+                #expect(report.failures.count + report.omittedFailures >= 3000, "\(report.omittedFailures)")
+                #expect(report.failures.contains { $0.file.hasPrefix("junk/") })
+            }
+        }
+    }
 }

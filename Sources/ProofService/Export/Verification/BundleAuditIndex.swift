@@ -19,7 +19,7 @@ enum BundleAuditIndex {
     /// The events of the segments' `proof_recorded` events, by proof id.
     static func build(_ archive: ZipArchiveReader, segments: [(name: String, entry: ZipArchiveReader.Entry)], heads: [AuditChainHead],
                       report: inout ExportBundleVerifier.Report) -> BundleEventIndex {
-        func fail(_ file: String, _ reason: String) { report.failures.append(.init(file: file, reason: reason)) }
+        func fail(_ file: String, _ reason: String) { report.add(.init(file: file, reason: reason)) }
         let signed = Dictionary(heads.map { ($0.chain, $0) }, uniquingKeysWith: { first, _ in first })
         var index = BundleEventIndex(archive: archive)
         var chain: Int16?

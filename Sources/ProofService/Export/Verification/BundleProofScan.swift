@@ -78,8 +78,7 @@ enum BundleProofScan {
 
     static func scan(_ archive: ZipArchiveReader, checksums: [ExportManifest.File], events: inout BundleEventIndex,
                      report: inout ExportBundleVerifier.Report) {
-        var failures: [ExportBundleVerifier.Failure] = []
-        func fail(_ file: String, _ reason: String) { failures.append(.init(file: file, reason: reason)) }
+        func fail(_ file: String, _ reason: String) { report.add(.init(file: file, reason: reason)) }
         let signedChecksums = Dictionary(checksums.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         var seenChecksums = Set<String>()
         var state = State()
@@ -89,7 +88,7 @@ enum BundleProofScan {
             guard let folder = state.folder else { return }
             if let metadata = state.metadata {
                 let outcome = BundleProofCheck.check(folder: folder, metadata: metadata, files: state.files) { events.take($0, actual: $1) }
-                failures += outcome.failures
+                report.add(contentsOf: outcome.failures)
                 proofs += 1
             } else {
                 fail(folder + "metadata.json", "missing from the bundle")
@@ -214,7 +213,6 @@ enum BundleProofScan {
         finishFolder()
         for (file, _) in state.pending { fail(file, "is not covered by any checksums file") }
         for file in checksums where !seenChecksums.contains(file.path) { fail(file.path, "missing from the bundle") }
-        report.failures += failures
         report.verifiedProofs = proofs
         report.verifiedFiles += verifiedFiles
     }

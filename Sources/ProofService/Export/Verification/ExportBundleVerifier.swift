@@ -46,8 +46,14 @@ public enum ExportBundleVerifier {
         public var keyID: String?
         /// True when the signer was checked against trusted keys (false: the bundle's own key was taken on trust).
         public var signerPinned = false
-        /// Every problem found; empty means valid.
-        public var failures: [Failure]
+        /// The first ``failureLimit`` problems found, in the order found; empty means valid.
+        public private(set) var failures: [Failure]
+        /// Problems found past ``failureLimit``: counted, not kept. A damaged or forged bundle can
+        /// fail millions of times (every event of a broken chain), and keeping every message made
+        /// the verifier's memory grow with the bundle (1.1 GB for 474,325 proofs).
+        public private(set) var omittedFailures = 0
+        /// Problems kept in ``failures``.
+        public static let failureLimit = 1000
         /// The bundle's format tag (`countersign.export/v3`, or v1/v2 for older bundles).
         public var format: String?
         /// Version 3: proofs whose files, metadata and audit event were checked.
@@ -57,6 +63,22 @@ public enum ExportBundleVerifier {
 
         /// True when nothing failed.
         public var isValid: Bool { failures.isEmpty }
+
+        public init(verifiedFiles: Int, proofCount: Int, failures: [Failure] = []) {
+            self.verifiedFiles = verifiedFiles
+            self.proofCount = proofCount
+            self.failures = []
+            add(contentsOf: failures)
+        }
+
+        /// Records `failure` (kept while fewer than ``failureLimit`` are, else counted).
+        public mutating func add(_ failure: Failure) {
+            if failures.count < Self.failureLimit { failures.append(failure) } else { omittedFailures += 1 }
+        }
+
+        public mutating func add(contentsOf failures: [Failure]) {
+            for failure in failures { add(failure) }
+        }
     }
 
     /// Verifies the bundle `bytes`; `trustedKey` pins the signer (recommended: the key from
@@ -82,7 +104,7 @@ public enum ExportBundleVerifier {
     public static func verify(source: any ZipSource, trusting trusted: TrustedKeys) -> Report {
         var report = Report(verifiedFiles: 0, proofCount: 0, failures: [])
         report.signerPinned = !trusted.isEmpty
-        func fail(_ file: String, _ reason: String) { report.failures.append(Failure(file: file, reason: reason)) }
+        func fail(_ file: String, _ reason: String) { report.add(Failure(file: file, reason: reason)) }
         let archive: ZipArchiveReader
         var trailer: [String: ZipArchiveReader.Entry] = [:]
         var audit: [(name: String, entry: ZipArchiveReader.Entry)] = []

@@ -6,7 +6,7 @@ import Cryptography
 /// one manifest line per file, so the check holds the names in memory, as it always did.
 enum LegacyBundleCheck {
     static func check(_ archive: ZipArchiveReader, manifest: ExportManifest, report: inout ExportBundleVerifier.Report) {
-        func fail(_ file: String, _ reason: String) { report.failures.append(.init(file: file, reason: reason)) }
+        func fail(_ file: String, _ reason: String) { report.add(.init(file: file, reason: reason)) }
         var entries: [String: ZipArchiveReader.Entry] = [:]
         do {
             try archive.forEachEntry { entry in
