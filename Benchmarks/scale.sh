@@ -5,7 +5,8 @@
 #   - `countersign verify --database --from-checkpoint` over those uploads' events (a checkpoint is
 #     witnessed just before them), then the full `verify --database`: wall time and peak RSS,
 #   - `countersign export` of the last 24 hours (SCALE_EXPORT_HOURS) as a ZIP: proofs/s, MB/s, peak RSS,
-#     then `countersign verify` of that bundle: proofs/s, peak RSS,
+#     then `countersign verify` of that bundle: proofs/s, peak RSS (it reports the grown proofs'
+#     unlinked events as failures); then the same for the step's own uploads, which verify,
 #   - search latency p50/p95/p99 (Benchmarks/search_latency.py: world, country, city, antimeridian and
 #     sparse bbox, near, q, flag; 200 requests each, one at a time, paging every tenth request).
 #
@@ -119,6 +120,7 @@ for step in "${steps[@]}"; do
             ON CONFLICT DO NOTHING"
     witness_now "$binary"
     echo "-- uploads (wrk -t1 -c8 -d${seconds}s)"
+    uploads_since="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
     wrk -t1 -c8 -d"${seconds}s" --latency -s Benchmarks/upload.lua "http://127.0.0.1:$port" -- "$work/bodies.jsonl" "$token" "$prefix" \
         | grep -E "Requests/sec|^ +(50|99)%|Non-2xx" | sed 's/^/   /'
     echo "-- verify --database --from-checkpoint (the uploads' events, after the witnessed checkpoint)"
@@ -145,6 +147,20 @@ for step in "${steps[@]}"; do
     python3 -c "import sys; n,e,r=int(sys.argv[1]),float(sys.argv[2]),int(sys.argv[3]); print(f'   {n} proofs in {e:.1f} s: {n/max(e,0.01):.0f} proofs/s, peak RSS {r//1024} MB')" \
         "$count" "$elapsed" "$rss"
     grep -v WARNING "$work/verify-bundle.txt" | tail -n 1 | cut -c1-160 | sed 's/^/     /'
+    rm -f "$work/export.zip"
+    # The grown proofs' events are not chain-linked, so a bundle holding them cannot verify; the
+    # step's own uploads (real events, from the API) can: exported warm, then verified.
+    echo "-- export and verify of this step's uploads (since $uploads_since)"
+    count="$(sql -c "SELECT count(*) FROM proofs WHERE received_at >= '$uploads_since' AND received_at < '$until'")"
+    timed env DATABASE_URL="$url" "$binary" export --since "$uploads_since" --until "$until" -o "$work/export.zip" >/dev/null 2>&1 || echo "   export failed"
+    read -r elapsed rss < <(tail -n 1 "$work/time")
+    size=$(stat -c %s "$work/export.zip" 2>/dev/null || echo 0)
+    python3 -c "import sys; n,s,e,r=int(sys.argv[1]),int(sys.argv[2]),float(sys.argv[3]),int(sys.argv[4]); print(f'   export: {n} proofs, {s/1e6:.0f} MB in {e:.1f} s: {s/1e6/max(e,0.01):.1f} MB/s, peak RSS {r//1024} MB')" \
+        "$count" "$size" "$elapsed" "$rss"
+    timed "$binary" verify "$work/export.zip" --trust-embedded-key >"$work/verify-bundle.txt" 2>&1 || true
+    read -r elapsed rss < <(tail -n 1 "$work/time")
+    python3 -c "import sys; n,e,r=int(sys.argv[1]),float(sys.argv[2]),int(sys.argv[3]); print(f'   verify: {n/max(e,0.01):.0f} proofs/s, peak RSS {r//1024} MB')" "$count" "$elapsed" "$rss"
+    grep -v WARNING "$work/verify-bundle.txt" | tail -n 1 | cut -c1-100 | sed 's/^/     /'
     rm -f "$work/export.zip"
     [ "$search_binary" = "$binary" ] || { stop_server; serve "$search_binary"; }
     echo "-- search latency"

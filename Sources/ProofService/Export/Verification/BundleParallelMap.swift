@@ -6,9 +6,11 @@ import Synchronization
 /// the results one by one in archive order (so reports stay the same as a serial pass). Used by
 /// `countersign verify`, a command-line run, not on the service's event loop or cooperative pool.
 ///
-/// Each batch runs on threads of its own, one per core, taking indices from a shared counter.
-/// Dispatch's global queue (`concurrentPerform` inside `async`) was used before: on this 2-core
-/// host it ran most batches on one thread, leaving a core idle for two thirds of a verification.
+/// Batches run on ``Workers``, one long-lived thread per core, taking indices from a shared
+/// counter. Dispatch's global queue (`concurrentPerform` inside `async`) was used before: on this
+/// 2-core host it ran most batches on one thread, leaving a core idle for two thirds of a
+/// verification. New threads per batch used both cores, but each left a few kilobytes behind, so
+/// memory grew with the bundle.
 enum BundleParallelMap {
     /// Entries handled per batch (about 200 proofs): each batch ends in a wait for its slowest
     /// entry, which on a loaded machine 1,024 made rarer than 256 did (4,024 against 3,559
@@ -28,12 +30,41 @@ enum BundleParallelMap {
         let pending = Pending<T>(count: count)
         for _ in 0..<min(count, CPUWorkPool.cores) {
             pending.group.enter()
-            Thread {
+            Workers.shared.submit {
                 pending.run(transform)
                 pending.group.leave()
-            }.start()
+            }
         }
         return pending
+    }
+
+    /// One thread per core for the life of the process, running submitted jobs in order.
+    private final class Workers: @unchecked Sendable {
+        static let shared = Workers(count: CPUWorkPool.cores)
+        /// Guards `jobs`; its threads wait on it for the next job.
+        private let condition = NSCondition()
+        private var jobs: [@Sendable () -> Void] = []
+
+        private init(count: Int) {
+            for _ in 0..<count { Thread { [unowned self] in self.loop() }.start() }
+        }
+
+        func submit(_ job: @escaping @Sendable () -> Void) {
+            condition.lock()
+            jobs.append(job)
+            condition.signal()
+            condition.unlock()
+        }
+
+        private func loop() -> Never {
+            while true {
+                condition.lock()
+                while jobs.isEmpty { condition.wait() }
+                let job = jobs.removeFirst()
+                condition.unlock()
+                job()
+            }
+        }
     }
 
     /// The results of a batch started with ``start(_:_:)``. Each index is claimed from `next` by
