@@ -97,18 +97,13 @@ let package = Package(
             pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
-        // MARK: ZIP entries: inflated and CRC-checked whole by libdeflate, deflated by ISA-L
+        // MARK: whole-buffer DEFLATE and CRC-32 of ZIP entries through libdeflate
         .systemLibrary(
             name: "CLibDeflate",
             pkgConfig: "libdeflate",
             providers: [.apt(["libdeflate-dev"])]
         ),
-        .systemLibrary(
-            name: "CLibISAL",
-            pkgConfig: "libisal",
-            providers: [.apt(["libisal-dev"])]
-        ),
-        .target(name: "Archive", dependencies: ["CZlib", "CLibDeflate", "CLibISAL"], swiftSettings: strict),
+        .target(name: "Archive", dependencies: ["CZlib", "CLibDeflate"], swiftSettings: strict),
 
         // MARK: Hashing through OpenSSL's libcrypto (libpq already loads it)
         .systemLibrary(
@@ -231,7 +226,7 @@ let package = Package(
         ),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "CLibPQ", "TestSupport"], swiftSettings: strict),
         .target(name: "TestSupport", dependencies: ["Cryptography", "Postgres", "ProofStore"], path: "Tests/TestSupport", swiftSettings: strict),
-        .testTarget(name: "ProofServiceTests", dependencies: ["ProofService", "SignatureKit", "TestSupport", "Archive", "CLibISAL"], swiftSettings: strict),
+        .testTarget(name: "ProofServiceTests", dependencies: ["ProofService", "SignatureKit", "TestSupport", "Archive", "CLibDeflate"], swiftSettings: strict),
         .testTarget(name: "WebhooksTests", dependencies: ["Webhooks", "ProofStore", "Postgres", "TestSupport", "Cryptography"], swiftSettings: strict),
         // Runs the built `countersign` binary (key custody: export, verify, serve refusing to start).
         .testTarget(name: "CLITests", dependencies: ["Cryptography", "TestSupport"], swiftSettings: strict),

@@ -693,7 +693,7 @@ def check_dockerfile(report, stages):
     else:
         notes.append(f"build on {build[1]} (tools-version {need[0]}.{need[1]})")
     build_text = " ".join(a for i, a in build[2] if i == "RUN")
-    for package in ("libpq-dev", "libpng-dev", "zlib1g-dev", "libdeflate-dev", "libisal-dev", "pkg-config"):
+    for package in ("libpq-dev", "libpng-dev", "zlib1g-dev", "libdeflate-dev", "pkg-config"):
         if package not in apt_packages(build[2]):
             problems.append(f"build stage does not install {package}")
     if not re.search(r"swift build -c release --static-swift-stdlib --product countersign", build_text):

@@ -3,7 +3,7 @@
 set -euo pipefail
 
 PACKAGES=(
-    pkg-config libpq-dev libpng-dev zlib1g-dev libssl-dev libdeflate-dev libisal-dev   # build: libpq, libpng, zlib, libcrypto, libdeflate, ISA-L headers
+    pkg-config libpq-dev libpng-dev zlib1g-dev libssl-dev libdeflate-dev   # build: libpq, libpng, zlib, libcrypto, libdeflate headers
     postgresql                                   # the local database under .data/
     librsvg2-bin                                 # tests: independent SVG rasteriser (rsvg-convert)
     curl python3-yaml                            # make run / smoke and deploy-file checks

@@ -161,8 +161,8 @@ public struct ZipArchiveWriter {
 
     /// `contents` as a raw deflate stream, or nil if it fails. Level 1: deflate is the largest
     /// part of an export's CPU, and higher levels cost more for a few percent fewer bytes
-    /// (docs/decisions/0019-standalone-bundles.md); ISA-L's igzip, with a reused compressor
-    /// (``ZipDeflater``, docs/decisions/0034-isa-l-deflates-bundle-entries.md).
+    /// (docs/decisions/0019-standalone-bundles.md); libdeflate, with a reused compressor
+    /// (``ZipDeflater``, docs/decisions/0031-libdeflate-for-bundle-entries.md).
     static func deflate(_ contents: [UInt8]) -> [UInt8]? {
         ZipDeflater.withDeflater { $0.deflate(contents) }
     }
