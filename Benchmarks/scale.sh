@@ -85,6 +85,23 @@ sql() { psql -X -tAq -v ON_ERROR_STOP=1 "$($PG owner-url countersign_scale)" "$@
 proofs() { sql -c "SELECT count(*) FROM proofs"; }
 # Peak resident set of a command, from GNU time: "<seconds> <KB>" on the last line of $work/time.
 timed() { /usr/bin/time -o "$work/time" -f "%e %M" "$@"; }
+# Exports [since, until) as a ZIP with the CLI (proofs/s, MB/s, peak RSS), verifies the bundle
+# (proofs/s, peak RSS, its last line), then deletes it.
+export_and_verify() {
+    local since="$1" until="$2" count elapsed rss size
+    count="$(sql -c "SELECT count(*) FROM proofs WHERE received_at >= '$since' AND received_at < '$until'")"
+    timed env DATABASE_URL="$url" "$binary" export --since "$since" --until "$until" -o "$work/export.zip" >/dev/null 2>&1 || echo "   export failed"
+    read -r elapsed rss < <(tail -n 1 "$work/time")
+    size=$(stat -c %s "$work/export.zip" 2>/dev/null || echo 0)
+    python3 -c "import sys; n,s,e,r=int(sys.argv[1]),int(sys.argv[2]),float(sys.argv[3]),int(sys.argv[4]); print(f'   export: {n} proofs, {s/1e6:.0f} MB in {e:.1f} s: {n/max(e,0.01):.0f} proofs/s, {s/1e6/max(e,0.01):.1f} MB/s, peak RSS {r//1024} MB')" \
+        "$count" "$size" "$elapsed" "$rss"
+    timed "$binary" verify "$work/export.zip" --trust-embedded-key >"$work/verify-bundle.txt" 2>&1 || true
+    read -r elapsed rss < <(tail -n 1 "$work/time")
+    python3 -c "import sys; n,e,r=int(sys.argv[1]),float(sys.argv[2]),int(sys.argv[3]); print(f'   verify: {n} proofs in {e:.1f} s: {n/max(e,0.01):.0f} proofs/s, peak RSS {r//1024} MB')" \
+        "$count" "$elapsed" "$rss"
+    grep -v WARNING "$work/verify-bundle.txt" | tail -n 1 | cut -c1-160 | sed 's/^/     /'
+    rm -f "$work/export.zip"
+}
 
 python3 Benchmarks/api_load.py --mode bodies --out "$work/bodies.jsonl" --token unused --corpus "$corpus" >&2
 serve "$binary"
@@ -133,35 +150,13 @@ for step in "${steps[@]}"; do
     timed env DATABASE_URL="$url" "$binary" verify --database --trust-embedded-key --json >"$work/verify.json" 2>&1 || true
     read -r elapsed rss < <(tail -n 1 "$work/time")
     echo "   $elapsed s, peak RSS $((rss / 1024)) MB; last line: $(tail -n 1 "$work/verify.json" | cut -c1-160)"
-    echo "-- export, last ${SCALE_EXPORT_HOURS:-24} hours, ZIP"
-    since="$(date -u -d "-${SCALE_EXPORT_HOURS:-24} hours" +%Y-%m-%dT%H:%M:%SZ)"; until="$(date -u -d '+1 minute' +%Y-%m-%dT%H:%M:%SZ)"
-    count="$(sql -c "SELECT count(*) FROM proofs WHERE received_at >= '$since' AND received_at < '$until'")"
-    timed env DATABASE_URL="$url" "$binary" export --since "$since" --until "$until" -o "$work/export.zip" >/dev/null 2>&1 || echo "   export failed"
-    read -r elapsed rss < <(tail -n 1 "$work/time")
-    size=$(stat -c %s "$work/export.zip" 2>/dev/null || echo 0)
-    python3 -c "import sys; n,s,e,r=int(sys.argv[1]),int(sys.argv[2]),float(sys.argv[3]),int(sys.argv[4]); print(f'   {n} proofs, {s/1e6:.0f} MB in {e:.1f} s: {n/max(e,0.01):.0f} proofs/s, {s/1e6/max(e,0.01):.1f} MB/s, peak RSS {r//1024} MB')" \
-        "$count" "$size" "$elapsed" "$rss"
-    echo "-- verify the export (countersign verify FILE.zip)"
-    timed "$binary" verify "$work/export.zip" --trust-embedded-key >"$work/verify-bundle.txt" 2>&1 || true
-    read -r elapsed rss < <(tail -n 1 "$work/time")
-    python3 -c "import sys; n,e,r=int(sys.argv[1]),float(sys.argv[2]),int(sys.argv[3]); print(f'   {n} proofs in {e:.1f} s: {n/max(e,0.01):.0f} proofs/s, peak RSS {r//1024} MB')" \
-        "$count" "$elapsed" "$rss"
-    grep -v WARNING "$work/verify-bundle.txt" | tail -n 1 | cut -c1-160 | sed 's/^/     /'
-    rm -f "$work/export.zip"
+    until="$(date -u -d '+1 minute' +%Y-%m-%dT%H:%M:%SZ)"
+    echo "-- export, last ${SCALE_EXPORT_HOURS:-24} hours, ZIP, then verify it (countersign verify FILE.zip)"
+    export_and_verify "$(date -u -d "-${SCALE_EXPORT_HOURS:-24} hours" +%Y-%m-%dT%H:%M:%SZ)" "$until"
     # The grown proofs' events are not chain-linked, so a bundle holding them cannot verify; the
     # step's own uploads (real events, from the API) can: exported warm, then verified.
     echo "-- export and verify of this step's uploads (since $uploads_since)"
-    count="$(sql -c "SELECT count(*) FROM proofs WHERE received_at >= '$uploads_since' AND received_at < '$until'")"
-    timed env DATABASE_URL="$url" "$binary" export --since "$uploads_since" --until "$until" -o "$work/export.zip" >/dev/null 2>&1 || echo "   export failed"
-    read -r elapsed rss < <(tail -n 1 "$work/time")
-    size=$(stat -c %s "$work/export.zip" 2>/dev/null || echo 0)
-    python3 -c "import sys; n,s,e,r=int(sys.argv[1]),int(sys.argv[2]),float(sys.argv[3]),int(sys.argv[4]); print(f'   export: {n} proofs, {s/1e6:.0f} MB in {e:.1f} s: {s/1e6/max(e,0.01):.1f} MB/s, peak RSS {r//1024} MB')" \
-        "$count" "$size" "$elapsed" "$rss"
-    timed "$binary" verify "$work/export.zip" --trust-embedded-key >"$work/verify-bundle.txt" 2>&1 || true
-    read -r elapsed rss < <(tail -n 1 "$work/time")
-    python3 -c "import sys; n,e,r=int(sys.argv[1]),float(sys.argv[2]),int(sys.argv[3]); print(f'   verify: {n/max(e,0.01):.0f} proofs/s, peak RSS {r//1024} MB')" "$count" "$elapsed" "$rss"
-    grep -v WARNING "$work/verify-bundle.txt" | tail -n 1 | cut -c1-100 | sed 's/^/     /'
-    rm -f "$work/export.zip"
+    export_and_verify "$uploads_since" "$until"
     [ "$search_binary" = "$binary" ] || { stop_server; serve "$search_binary"; }
     echo "-- search latency"
     python3 Benchmarks/search_latency.py --url "http://127.0.0.1:$port" --token "$token" --requests "${SCALE_SEARCH_REQUESTS:-200}" | sed 's/^/   /'

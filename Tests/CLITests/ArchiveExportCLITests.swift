@@ -12,16 +12,7 @@ import TestSupport
 struct ArchiveExportCLITests {
     @Test("the recorded bundle_sha256 is the SHA-256 of the bundle written; without --archive nothing is recorded")
     func archiveRecordsTheFile() async throws {
-        try await KeyCustodyTests.withFolder { folder in
-            let scratch = try await ScratchDatabase.create(prefix: "archcli")
-            do {
-                try await Self.check(folder, scratch)
-            } catch {
-                await scratch.drop()
-                throw error
-            }
-            await scratch.drop()
-        }
+        try await KeyCustodyTests.withFolderAndDatabase(prefix: "archcli", Self.check)
     }
 
     static func check(_ folder: URL, _ scratch: ScratchDatabase) async throws {

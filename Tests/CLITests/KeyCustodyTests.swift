@@ -50,6 +50,20 @@ struct KeyCustodyTests {
                    errors: String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self))
     }
 
+    /// A new empty folder and a scratch database named `prefix_…`, both removed after `body`.
+    static func withFolderAndDatabase(prefix: String, _ body: (URL, ScratchDatabase) async throws -> Void) async throws {
+        try await withFolder { folder in
+            let scratch = try await ScratchDatabase.create(prefix: prefix)
+            do {
+                try await body(folder, scratch)
+            } catch {
+                await scratch.drop()
+                throw error
+            }
+            await scratch.drop()
+        }
+    }
+
     /// A new empty folder, removed after `body`.
     static func withFolder<T>(_ body: (URL) async throws -> T) async throws -> T {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("custody-\(UInt64.random(in: 0...UInt64.max))")
@@ -122,16 +136,7 @@ struct KeyCustodyTests {
     @Test("verify: unpinned refuses, --trust-embedded-key warns, a fresh key fails naming it, rotation passes both keys",
           .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
     func verifyPins() async throws {
-        try await Self.withFolder { folder in
-            let scratch = try await ScratchDatabase.create(prefix: "custody")
-            do {
-                try await Self.checkPins(folder, scratch)
-            } catch {
-                await scratch.drop()
-                throw error
-            }
-            await scratch.drop()
-        }
+        try await Self.withFolderAndDatabase(prefix: "custody", Self.checkPins)
     }
 
     static func checkPins(_ folder: URL, _ scratch: ScratchDatabase) async throws {

@@ -12,16 +12,7 @@ import TestSupport
 struct WitnessCLITests {
     @Test("serve writes scheduled checkpoints to CHECKPOINT_WITNESS_DIR; verify --checkpoints passes, then names a deleted one")
     func scheduleAndVerify() async throws {
-        try await KeyCustodyTests.withFolder { folder in
-            let scratch = try await ScratchDatabase.create(prefix: "witcli")
-            do {
-                try await Self.check(folder, scratch)
-            } catch {
-                await scratch.drop()
-                throw error
-            }
-            await scratch.drop()
-        }
+        try await KeyCustodyTests.withFolderAndDatabase(prefix: "witcli", Self.check)
     }
 
     static func check(_ folder: URL, _ scratch: ScratchDatabase) async throws {
