@@ -64,6 +64,24 @@ struct ZipRunReadTests {
             Self.compare(reader, entries)
         }
         let reader = try ZipArchiveReader(bytes)
+        // Values that keep the headers in forward order, so the run is read with one call and
+        // each entry is cut from the block.
+        let last = entries.count - 1
+        for change in 0..<3 {
+            var hostile = entries
+            switch change {
+            case 0: hostile[last].localHeaderOffset = UInt64(bytes.count - 10)  // too close to the end for a header
+            case 1: hostile[4].localHeaderOffset = entries[3].localHeaderOffset + 7  // inside the entry before
+            default: hostile[4].compressedSize = UInt64(bytes.count)  // runs past the end of the file
+            }
+            Self.compare(reader, hostile)
+        }
+        // A local extra field longer than the directory's slack: the last entry's data lies past
+        // the block, so it is read again on its own.
+        var longExtra = bytes
+        let header = Int(entries[last].localHeaderOffset)
+        longExtra[header + 28] = 200
+        Self.compare(try ZipArchiveReader(longExtra), entries)
         for change in 0..<4 {
             var hostile = entries
             switch change {

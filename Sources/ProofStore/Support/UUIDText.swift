@@ -6,30 +6,30 @@ extension UUID {
     /// was a visible share of a bundle verifier's CPU (several UUIDs per proof), and which also
     /// lets a digit pair start with a space; this does not.
     public init?(text: String) {
+        // Native strings hand their UTF-8 over in place; any other is copied, never parsed by
+        // Foundation's looser rules.
+        let parsed = text.utf8.withContiguousStorageIfAvailable(Self.parse) ?? Array(text.utf8).withUnsafeBufferPointer(Self.parse)
+        guard let parsed else { return nil }
+        self.init(uuid: parsed)
+    }
+
+    private static func parse(_ characters: UnsafeBufferPointer<UInt8>) -> uuid_t? {
+        guard characters.count == 36 else { return nil }
         var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        let parsed: Bool? = text.utf8.withContiguousStorageIfAvailable { characters in
-            guard characters.count == 36 else { return false }
-            var index = 0
-            return withUnsafeMutableBytes(of: &bytes) { out in
-                for position in 0..<16 {
-                    if index == 8 || index == 13 || index == 18 || index == 23 {
-                        guard characters[index] == UInt8(ascii: "-") else { return false }
-                        index += 1
-                    }
-                    guard let high = Self.hexValue(characters[index]), let low = Self.hexValue(characters[index + 1]) else { return false }
-                    out[position] = high << 4 | low
-                    index += 2
+        var index = 0
+        let parsed = withUnsafeMutableBytes(of: &bytes) { out in
+            for position in 0..<16 {
+                if index == 8 || index == 13 || index == 18 || index == 23 {
+                    guard characters[index] == UInt8(ascii: "-") else { return false }
+                    index += 1
                 }
-                return true
+                guard let high = hexValue(characters[index]), let low = hexValue(characters[index + 1]) else { return false }
+                out[position] = high << 4 | low
+                index += 2
             }
+            return true
         }
-        switch parsed {
-        case true?: self.init(uuid: bytes)
-        case false?: return nil
-        case nil:
-            guard let id = UUID(uuidString: text) else { return nil }
-            self = id
-        }
+        return parsed ? bytes : nil
     }
 
     /// The 36-character lower-case text (`uuidString.lowercased()`, without the formatting and
