@@ -81,23 +81,25 @@ public enum Hex {
         }
     }
 
+    /// The value of one hex digit (either case); nil for any other byte.
+    public static func value(ofDigit c: UInt8) -> UInt8? {
+        switch c {
+        case 0x30...0x39: c - 0x30
+        case 0x61...0x66: c - 0x61 + 10
+        case 0x41...0x46: c - 0x41 + 10
+        default: nil
+        }
+    }
+
     /// The bytes of an even-length hex string (either case); nil for anything else.
     public static func decode(_ text: String) -> [UInt8]? {
         let characters = Array(text.utf8)
         guard characters.count % 2 == 0 else { return nil }
-        func nibble(_ c: UInt8) -> UInt8? {
-            switch c {
-            case 0x30...0x39: c - 0x30
-            case 0x61...0x66: c - 0x61 + 10
-            case 0x41...0x46: c - 0x41 + 10
-            default: nil
-            }
-        }
         var bytes = [UInt8]()
         bytes.reserveCapacity(characters.count / 2)
         var index = 0
         while index < characters.count {
-            guard let high = nibble(characters[index]), let low = nibble(characters[index + 1]) else { return nil }
+            guard let high = value(ofDigit: characters[index]), let low = value(ofDigit: characters[index + 1]) else { return nil }
             bytes.append(high << 4 | low)
             index += 2
         }

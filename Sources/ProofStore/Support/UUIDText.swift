@@ -1,3 +1,4 @@
+import Cryptography
 import Foundation
 
 extension UUID {
@@ -23,7 +24,7 @@ extension UUID {
                     guard characters[index] == UInt8(ascii: "-") else { return false }
                     index += 1
                 }
-                guard let high = hexValue(characters[index]), let low = hexValue(characters[index + 1]) else { return false }
+                guard let high = Hex.value(ofDigit: characters[index]), let low = Hex.value(ofDigit: characters[index + 1]) else { return false }
                 out[position] = high << 4 | low
                 index += 2
             }
@@ -50,15 +51,6 @@ extension UUID {
                 }
             }
             return 36
-        }
-    }
-
-    private static func hexValue(_ character: UInt8) -> UInt8? {
-        switch character {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): character - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): character - UInt8(ascii: "A") + 10
-        default: nil
         }
     }
 }

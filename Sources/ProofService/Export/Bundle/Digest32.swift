@@ -75,21 +75,9 @@ struct Digest32: Hashable, Sendable, CustomStringConvertible {
         withUnsafeBytes(of: (words.0.bigEndian, words.1.bigEndian, words.2.bigEndian, words.3.bigEndian)) { out.append(contentsOf: $0) }
     }
 
-    /// Lower-case hex, written from the words (an export writes several per proof).
+    /// Lower-case hex, from the words' bytes in place (an export writes several per proof).
     var description: String {
-        String(unsafeUninitializedCapacity: 64) { text in
-            let digits: StaticString = "0123456789abcdef"
-            func write(_ word: UInt64, at first: Int) {
-                for nibble in 0..<16 {
-                    text[first + nibble] = digits.utf8Start[Int(truncatingIfNeeded: word >> (60 - 4 * UInt64(nibble))) & 0x0F]
-                }
-            }
-            write(words.0, at: 0)
-            write(words.1, at: 16)
-            write(words.2, at: 32)
-            write(words.3, at: 48)
-            return 64
-        }
+        withUnsafeBytes(of: (words.0.bigEndian, words.1.bigEndian, words.2.bigEndian, words.3.bigEndian)) { Hex.encode($0) }
     }
 
     static func == (lhs: Digest32, rhs: Digest32) -> Bool { lhs.words == rhs.words }
