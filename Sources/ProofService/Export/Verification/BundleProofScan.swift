@@ -23,6 +23,9 @@ enum BundleProofScan {
     /// Entries up to this size are read in parallel (a proof's files and a checksums file are far smaller).
     static let parallelEntryLimit: UInt64 = 1 << 20
 
+    /// Whether the parallel part reads `entry` (else the serial part reads it when applied).
+    static func readsInParallel(_ entry: ZipArchiveReader.Entry) -> Bool { entry.size <= parallelEntryLimit && !isChecksums(entry) }
+
     static func isChecksums(_ entry: ZipArchiveReader.Entry) -> Bool { entry.name.hasPrefix(BundleLayout.checksumsPrefix) }
 
     /// Entries one parallel task reads, with one read of the archive when they lie together
@@ -36,10 +39,10 @@ enum BundleProofScan {
     /// `entries` read as ``read(_:_:)`` reads each, nil for those left to the serial part (large
     /// entries and checksums files), the others read together.
     static func read(_ archive: ZipArchiveReader, _ entries: ArraySlice<ZipArchiveReader.Entry>) -> [Result<ReadEntry, ZipArchiveReader.Failure>?] {
-        let parallel = entries.filter { $0.size <= Self.parallelEntryLimit && !Self.isChecksums($0) }
+        let parallel = entries.filter(Self.readsInParallel)
         var contents = zip(parallel, archive.contents(ofRun: parallel[...], limit: 256 << 20)).makeIterator()
         return entries.map { entry in
-            guard entry.size <= Self.parallelEntryLimit, !Self.isChecksums(entry), let (read, bytes) = contents.next() else { return nil }
+            guard Self.readsInParallel(entry), let (read, bytes) = contents.next() else { return nil }
             return found(read, bytes)
         }
     }
