@@ -7,7 +7,7 @@ import HummingbirdTesting
 import NIOCore
 import Postgres
 @testable import ProofAPI
-import ProofService
+@testable import ProofService
 import ProofStore
 import Testing
 import TestSupport
@@ -186,6 +186,59 @@ struct StandaloneBundleTests {
                 #expect(report.failures.count == ExportBundleVerifier.Report.failureLimit)
                 #expect(report.failures.count + report.omittedFailures >= 3000, "\(report.omittedFailures)")
                 #expect(report.failures.contains { $0.file.hasPrefix("junk/") })
+            }
+        }
+    }
+
+    /// A forged bundle must not grow the verifier's memory with its size (issue 23): one
+    /// `proof_recorded` event repeated thousands of times is named, then counted; files that no
+    /// checksums file covers are held only up to ``BundleProofScan/pendingLimit``, then reported.
+    @Test("a repeated proof event and a flood of files without checksums are reported, not held")
+    func forgedRepetitionIsBounded() async throws {
+        try await APITestHarness.with { harness in
+            try await harness.application().test(.router) { client in
+                _ = try await ExportTests.seed(client, harness)
+                let response = try await ExportTests.export(client, harness)
+                #expect(response.status == .ok)
+                let key = harness.checkpointKey.publicKey
+                var done = false
+                let repeated = try Self.repack(response.bytes) { name, contents in
+                    guard name.hasPrefix("audit/"), !done else { return contents }
+                    let lines = contents.split(separator: 0x0A)
+                    guard let event = lines.first(where: { String(decoding: $0, as: UTF8.self).contains("\"proof_recorded\"") }) else {
+                        return contents
+                    }
+                    done = true
+                    return contents + Array(repeating: Array(event) + [0x0A], count: 600).flatMap { $0 }
+                }
+                let report = ExportBundleVerifier.verify(repeated, trustedKey: key)
+                let twice = report.failures.filter { $0.reason.contains("has two proof_recorded events") }
+                #expect(!twice.isEmpty && twice.allSatisfy { $0.file.hasPrefix("audit/chain-") }, "\(report.failures.prefix(5))")
+                #expect(report.failures.count == ExportBundleVerifier.Report.failureLimit)
+                // Each copy breaks the chain's links (600 failures) and repeats the proof (600 more).
+                #expect(report.failures.count + report.omittedFailures >= 1200)
+
+                // More files since the last checksums file than a bundle ever holds: empty segment
+                // files of chain 15 (which fail nothing else), after the first entry. Those past the
+                // limit are reported as they come, and the memory they would take is not held.
+                let archive = try ZipArchiveReader(response.bytes)
+                var writer = ZipArchiveWriter()
+                var out: [UInt8] = []
+                let flood = BundleProofScan.pendingLimit + 10
+                for (index, entry) in try archive.entries.enumerated() {
+                    if index == 1 {
+                        for number in 0..<flood {
+                            out += try writer.add(BundleLayout.segmentFile(chain: 15, firstSeq: 1 << 40 + Int64(number)), contents: [],
+                                                  modified: Date(), compress: false)
+                        }
+                    }
+                    out += try writer.add(entry.name, contents: try archive.contents(of: entry), modified: Date(), compress: true)
+                }
+                let flooded = ExportBundleVerifier.verify(out + (try writer.finish()), trustedKey: key)
+                let past = flooded.failures.filter { $0.reason.hasPrefix("is not listed in a checksums file within \(BundleProofScan.pendingLimit) files") }
+                #expect(past.first?.file == BundleLayout.segmentFile(chain: 15, firstSeq: 1 << 40 + Int64(BundleProofScan.pendingLimit - 1)),
+                        "\(flooded.failures.prefix(3))")
+                #expect(past.count >= 9)
             }
         }
     }

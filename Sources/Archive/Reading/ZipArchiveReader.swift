@@ -16,7 +16,7 @@ public struct ZipArchiveReader: Sendable {
         }
     }
 
-    public struct Entry: Sendable {
+    public struct Entry: Sendable, Hashable {
         public var name: String
         public var method: UInt16
         public var crc: UInt32

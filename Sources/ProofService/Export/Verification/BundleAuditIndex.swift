@@ -8,13 +8,29 @@ import ProofStore
 /// proves every event in it is in the log the checkpoint covers — and indexes the
 /// `proof_recorded` events by proof id for ``BundleProofScan`` (``BundleEventIndex``).
 /// Segment files are read, parsed and re-hashed a batch at a time on all cores
-/// (``BundleParallelMap``); the links are then checked in order.
+/// (``BundleParallelMap``) while the batch before is checked in order; each file's own SHA-256 is
+/// kept (``BundleEventIndex/segmentDigests``) for the checksums, so the proof scan does not
+/// inflate the segments again.
 enum BundleAuditIndex {
     /// One line of a segment file, read and re-hashed.
     enum Line: Sendable {
         case unreadable
         case event(AuditEvent, hashMatches: Bool, recomputed: [UInt8], recorded: (UUID, RecordedEventDigests)?)
     }
+
+    /// One segment file, read: its size and SHA-256, and its lines.
+    struct Segment: Sendable {
+        var file: BundleProofScan.ReadEntry
+        var lines: [Line]
+    }
+
+    /// Largest segment file read (a file holds ``BundleLayout/eventsPerFile`` events, about a
+    /// megabyte): each is parsed whole, a few at once, so a hostile one must not be a gigabyte.
+    static let segmentLimit = 64 << 20
+
+    /// Segment files whose digests are kept for the proof scan (a bundle of 100 million events
+    /// has 100,000): a forged bundle of millions of empty ones has the rest read again instead.
+    static let keptDigests = 100_000
 
     /// The events of the segments' `proof_recorded` events, by proof id.
     static func build(_ archive: ZipArchiveReader, segments: [(name: String, entry: ZipArchiveReader.Entry)], heads: [AuditChainHead],
@@ -37,12 +53,19 @@ enum BundleAuditIndex {
                      + "its head as seq \(head.seq) (\(head.hash.hexString))")
             }
         }
-        // Two files per core at once: each is up to 1,000 parsed events, so a batch stays a few megabytes.
+        // Two files per core at once: each is up to 1,000 parsed events, so a batch stays a few
+        // megabytes. The next batch is read while this one is applied: at most two are held.
         let batchSize = 2 * CPUWorkPool.cores
-        for batchStart in stride(from: 0, to: segments.count, by: batchSize) {
+        func start(_ batchStart: Int) -> BundleParallelMap.Pending<Result<Segment, ZipArchiveReader.Failure>>? {
+            guard batchStart < segments.count else { return nil }
             let batch = Array(segments[batchStart..<min(segments.count, batchStart + batchSize)])
-            let files = BundleParallelMap.map(batch.count) { Self.read(archive, batch[$0].entry) }
-            for ((name, entry), lines) in zip(batch, files) {
+            return BundleParallelMap.start(batch.count) { Self.read(archive, batch[$0].entry) }
+        }
+        var reading = start(0)
+        for batchStart in stride(from: 0, to: segments.count, by: batchSize) {
+            let files = reading?.wait() ?? []
+            reading = start(batchStart + batchSize)
+            for ((name, entry), read) in zip(segments[batchStart...], files) {
                 guard let fileChain = chainNumber(name) else {
                     fail(name, "is not an audit segment file (audit/chain-CC/SEQ.ndjson)")
                     continue
@@ -56,14 +79,15 @@ enum BundleAuditIndex {
                 if let firstSeq = Int64(name.split(separator: "/").last?.dropLast(7) ?? "") {
                     index.files[fileChain, default: []].append((firstSeq: firstSeq, entry: entry))
                 }
-                let parsed: [Line]
-                switch lines {
+                let segment: Segment
+                switch read {
                 case .failure(let failure):
                     fail(name, failure.message)
                     continue
-                case .success(let lines): parsed = lines
+                case .success(let read): segment = read
                 }
-                for line in parsed {
+                if index.segmentDigests.count < Self.keptDigests { index.segmentDigests[entry] = segment.file }
+                for line in segment.lines {
                     guard case .event(let event, let hashMatches, let recomputed, let recorded) = line else {
                         fail(name, "a line is not an audit event")
                         continue
@@ -83,24 +107,45 @@ enum BundleAuditIndex {
             }
         }
         closeChain()
-        // A proof's second event is found when the index is sealed (it lives in a file, not a dictionary).
-        for duplicate in index.seal() {
-            fail(index.file(chain: duplicate.chain, seq: duplicate.seq)?.name ?? "audit/",
-                 "proof \(duplicate.id.uuidString.lowercased()) has two proof_recorded events")
+        // A proof's second event is found when the index is sealed (it lives in a file, not a
+        // dictionary). A forged bundle can repeat one event a million times: past the report's
+        // limit they are only counted, so the segment file is looked up only for those listed.
+        let files = index.files
+        index.seal { id, chain, seq in
+            let file = report.isFull ? "audit/" : BundleEventIndex.file(in: files, chain: chain, seq: seq)?.name ?? "audit/"
+            fail(file, "proof \(id.lowercasedText) has two proof_recorded events")
         }
         return index
     }
 
-    /// The lines of one segment file, each parsed and re-hashed (the work that runs in parallel).
-    static func read(_ archive: ZipArchiveReader, _ entry: ZipArchiveReader.Entry) -> Result<[Line], ZipArchiveReader.Failure> {
+    /// One segment file, its lines parsed and re-hashed (the work that runs in parallel).
+    static func read(_ archive: ZipArchiveReader, _ entry: ZipArchiveReader.Entry) -> Result<Segment, ZipArchiveReader.Failure> {
         Result { () throws(ZipArchiveReader.Failure) in
-            let contents = try archive.contents(of: entry, limit: 256 << 20)
-            return contents.split(separator: 0x0A, omittingEmptySubsequences: true).map { line in
-                guard let event = try? BundleEventLine.parse(line).event else { return .unreadable }
+            let contents = try archive.contents(of: entry, limit: segmentLimit)
+            let lines = Self.lines(contents).map { line in
+                guard let event = try? BundleEventLine.parse(line).event else { return Line.unreadable }
                 let recomputed = event.recomputedHash
                 return .event(event, hashMatches: recomputed == event.hash, recomputed: recomputed, recorded: RecordedEventDigests.of(event))
             }
+            return Segment(file: BundleProofScan.ReadEntry(bytes: contents.count, sha256: Digest32.of(contents)), lines: lines)
         }
+    }
+
+    /// The non-empty lines of `contents` (split at `\n` with `memchr`: the generic `split` cost a
+    /// tenth of the segments' reading).
+    static func lines(_ contents: [UInt8]) -> [ArraySlice<UInt8>] {
+        var lines: [ArraySlice<UInt8>] = []
+        contents.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
+            guard let base = bytes.baseAddress else { return }
+            var start = 0
+            while start < bytes.count {
+                let found = memchr(base + start, 0x0A, bytes.count - start)
+                let end = found.map { base.distance(to: UnsafeRawPointer($0)) } ?? bytes.count
+                if end > start { lines.append(contents[start..<end]) }
+                start = end + 1
+            }
+        }
+        return lines
     }
 
     /// `CC` of `audit/chain-CC/…`.

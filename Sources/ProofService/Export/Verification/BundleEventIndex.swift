@@ -7,7 +7,7 @@ import ProofStore
 /// which digests it carries, and one SHA-256 over its subject and digests (``binding(_:flags:)``).
 /// A proof whose own digests give the same binding matches its event; only when they differ is
 /// the event read again from its segment file, to name the file that differs. Built by
-/// ``insert(_:_:)`` while the segments are read, then ``seal()``ed before the proofs are looked up.
+/// ``insert(_:_:)`` while the segments are read, then sealed (``seal(duplicate:)``) before the proofs are looked up.
 struct BundleEventIndex {
     static let hasPoints: UInt8 = 1, hasPNG: UInt8 = 2, hasInk: UInt8 = 4, hasMetadata: UInt8 = 8, hasDevice: UInt8 = 16
     private let table: BundleEventTable?
@@ -15,6 +15,10 @@ struct BundleEventIndex {
     private(set) var failure: BundleEventTable.Failure?
     /// The segment files, by chain, sorted by first seq: for re-reading one event.
     var files: [Int16: [(firstSeq: Int64, entry: ZipArchiveReader.Entry)]] = [:]
+    /// The segment files read whole while indexing, with their size and SHA-256: the proof scan
+    /// takes these for the checksums instead of inflating the files again (one entry per thousand
+    /// events).
+    var segmentDigests: [ZipArchiveReader.Entry: BundleProofScan.ReadEntry] = [:]
     let archive: ZipArchiveReader
 
     init(archive: ZipArchiveReader) {
@@ -42,13 +46,12 @@ struct BundleEventIndex {
         }
     }
 
-    /// Ends the inserts; returns the events (proof id, chain, seq) whose proof already had one.
-    mutating func seal() -> [(id: UUID, chain: Int16, seq: Int64)] {
+    /// Ends the inserts, calling `duplicate` with each event (proof id, chain, seq) whose proof already had one.
+    mutating func seal(duplicate: (_ id: UUID, _ chain: Int16, _ seq: Int64) -> Void) {
         do throws(BundleEventTable.Failure) {
-            return try table?.seal().map { ($0.id, $0.chain, $0.seq) } ?? []
+            try table?.seal { duplicate($0.id, $0.chain, $0.seq) }
         } catch {
             failure = failure ?? error
-            return []
         }
     }
 
@@ -78,6 +81,11 @@ struct BundleEventIndex {
 
     /// The segment file holding event `seq` of `chain`.
     func file(chain: Int16, seq: Int64) -> ZipArchiveReader.Entry? {
+        Self.file(in: files, chain: chain, seq: seq)
+    }
+
+    /// The file of `files` (as ``files`` holds them) that holds event `seq` of `chain`.
+    static func file(in files: [Int16: [(firstSeq: Int64, entry: ZipArchiveReader.Entry)]], chain: Int16, seq: Int64) -> ZipArchiveReader.Entry? {
         files[chain]?.last(where: { $0.firstSeq <= seq })?.entry
     }
 
@@ -99,8 +107,8 @@ struct BundleEventIndex {
 
     /// The event `seq` of `chain`, read again from the segment file that holds it.
     private func reread(_ id: UUID, seq: Int64, chain: Int16) -> RecordedEventDigests? {
-        guard let file = file(chain: chain, seq: seq), let contents = try? archive.contents(of: file, limit: 256 << 20) else { return nil }
-        for line in contents.split(separator: 0x0A) {
+        guard let file = file(chain: chain, seq: seq), let contents = try? archive.contents(of: file, limit: BundleAuditIndex.segmentLimit) else { return nil }
+        for line in BundleAuditIndex.lines(contents) {
             guard let event = try? BundleEventLine.parse(line).event, event.seq == seq,
                   let recorded = RecordedEventDigests.of(event), recorded.0 == id else { continue }
             return recorded.1

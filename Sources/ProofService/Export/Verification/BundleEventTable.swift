@@ -9,11 +9,14 @@ import Foundation
 /// anonymous temporary file (unlinked as soon as it is opened), not in memory, so verifying a
 /// bundle of a million proofs takes the same memory as one of ten thousand (issue 23; before, the
 /// index held ~60 bytes per proof in a dictionary). Entries are appended while the audit segments
-/// are read, then ``seal()`` places them in an open-addressing table (linear probing, slots at
-/// least twice the entries, positions from Swift's per-process seeded hash so a hostile bundle
-/// cannot choose colliding ids); each proof then costs one or two `pread`s and one `pwrite`, served
-/// by the page cache, which is not the verifier's resident memory. The one owner of its file
-/// descriptor: closed in `deinit`.
+/// are read, then ``seal(duplicate:)`` places them in an open-addressing table (linear probing,
+/// slots at least twice the entries, positions from Swift's per-process seeded hash so a hostile
+/// bundle cannot choose colliding ids). Sealing builds the table a window of slots at a time in
+/// memory and writes each window once: placing records one `pwrite` at a time cost two system
+/// calls per proof on the verifier's one serial thread. Each proof's lookup then costs one
+/// `pread`, served by the page cache, which is not the verifier's resident memory; which slots
+/// were taken is kept in memory, one bit per slot. The one owner of its file descriptor: closed
+/// in `deinit`.
 final class BundleEventTable {
     /// One indexed event: what ``BundleEventIndex`` needs to match a proof.
     struct Record: Equatable {
@@ -31,16 +34,25 @@ final class BundleEventTable {
     }
 
     static let recordSize = 64
-    private static let empty: UInt8 = 0, live: UInt8 = 1, taken: UInt8 = 2
+    /// Slots built in memory at once while sealing (8 MiB): a million proofs take 16 passes over
+    /// the appended records, each a sequential read the page cache serves.
+    static let windowSlots = 1 << 17
+    /// This table's window (smaller in tests, to cross windows and wrap with few records).
+    private let windowSlots: Int
+    private static let empty: UInt8 = 0, live: UInt8 = 1
     private let descriptor: Int32
     private var pending: [UInt8] = []
-    /// Records appended (before ``seal()``).
+    /// Records appended (before ``seal(duplicate:)``).
     private(set) var count = 0
-    /// After ``seal()``: where the table starts, and its slots (a power of two).
+    /// After ``seal(duplicate:)``: where the table starts, and its slots (a power of two).
     private var tableStart: Int64 = 0
     private var slots = 0
+    /// One bit per slot: its record was taken.
+    private var taken: [UInt64] = []
 
-    init() throws(Failure) {
+    init(windowSlots: Int = BundleEventTable.windowSlots) throws(Failure) {
+        precondition(windowSlots > 0 && windowSlots & (windowSlots - 1) == 0, "a window is a power of two of slots")
+        self.windowSlots = windowSlots
         let directory = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         var template = Array((directory + "/countersign-verify-XXXXXX").utf8CString)
         let descriptor = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
@@ -51,80 +63,141 @@ final class BundleEventTable {
 
     deinit { close(descriptor) }
 
-    /// Appends one entry (before ``seal()``), buffered in 256 KiB.
+    /// Appends one entry (before ``seal(duplicate:)``), buffered in 256 KiB.
     func append(_ record: Record) throws(Failure) {
-        pending += Self.encode(record, state: Self.live)
+        Self.encode(record, into: &pending)
         count += 1
         if pending.count >= 256 * 1024 { try flushPending() }
     }
 
-    /// Places every appended record in the table; returns the records whose id an earlier record
-    /// already had (each replaces it, as a later event would in a dictionary).
-    func seal() throws(Failure) -> [Record] {
+    /// Places every appended record in the table, calling `duplicate` for each record whose id an
+    /// earlier record already had (it replaces that one, as a later event would in a dictionary).
+    /// Holds one window of slots and the records that probe past its end, never the duplicates.
+    func seal(duplicate: (Record) -> Void) throws(Failure) {
         try flushPending()
         let appended = Int64(count) * Int64(Self.recordSize)
         tableStart = appended
         slots = 16
         while slots < count * 2 { slots <<= 1 }
+        taken = [UInt64](repeating: 0, count: (slots + 63) / 64)
         guard ftruncate(descriptor, off_t(tableStart + Int64(slots) * Int64(Self.recordSize))) == 0 else { throw Failure(code: errno) }
-        var duplicates: [Record] = []
-        var offset: Int64 = 0
-        while offset < appended {
-            let chunk = try read(at: offset, count: Int(min(Int64(1 << 20), appended - offset)))
-            for start in stride(from: 0, to: chunk.count, by: Self.recordSize) {
-                let record = Self.decode(chunk[start..<start + Self.recordSize])
-                let (slot, found) = try probe(record.id)
-                if found != nil { duplicates.append(record) }
-                try write(Self.encode(record, state: Self.live), at: slot)
+        let windowSlots = min(slots, windowSlots), windows = slots / windowSlots
+        var window = [UInt8](repeating: 0, count: windowSlots * Self.recordSize)
+        // Records whose probe ran past the end of the window being built: they go on at the start of the next.
+        var carried: [UInt8] = []
+        /// Places the record at `record[at...]` from slot `from` of the window; false when it runs past the end.
+        func place(_ record: UnsafeRawBufferPointer, from: Int) -> Bool {
+            window.withUnsafeMutableBytes { table in
+                var slot = from
+                while slot < windowSlots {
+                    let at = slot * Self.recordSize
+                    if table[at + 27] == Self.empty {
+                        table.baseAddress!.advanced(by: at).copyMemory(from: record.baseAddress!, byteCount: Self.recordSize)
+                        table[at + 27] = Self.live
+                        return true
+                    }
+                    if memcmp(table.baseAddress! + at, record.baseAddress!, 16) == 0 {
+                        duplicate(Self.decode(record))
+                        table.baseAddress!.advanced(by: at).copyMemory(from: record.baseAddress!, byteCount: Self.recordSize)
+                        table[at + 27] = Self.live
+                        return true
+                    }
+                    slot += 1
+                }
+                return false
             }
-            offset += Int64(chunk.count)
         }
-        return duplicates
+        func placeCarried() {
+            let records = carried
+            carried.removeAll(keepingCapacity: true)
+            records.withUnsafeBytes { bytes in
+                for start in stride(from: 0, to: bytes.count, by: Self.recordSize) {
+                    let record = UnsafeRawBufferPointer(rebasing: bytes[start..<start + Self.recordSize])
+                    if !place(record, from: 0) { carried += record }
+                }
+            }
+        }
+        for number in 0..<windows {
+            let first = number * windowSlots
+            window.withUnsafeMutableBytes { _ = memset($0.baseAddress!, 0, $0.count) }
+            placeCarried()
+            var offset: Int64 = 0
+            while offset < appended {
+                let chunk = try read(at: offset, count: Int(min(Int64(1 << 20), appended - offset)))
+                chunk.withUnsafeBytes { bytes in
+                    for start in stride(from: 0, to: bytes.count, by: Self.recordSize) {
+                        let home = homeSlot(bytes.loadUnaligned(fromByteOffset: start + 60, as: UInt32.self))
+                        guard home >= first, home < first + windowSlots else { continue }
+                        let record = UnsafeRawBufferPointer(rebasing: bytes[start..<start + Self.recordSize])
+                        if !place(record, from: home - first) { carried += record }
+                    }
+                }
+                offset += Int64(chunk.count)
+            }
+            try write(window, at: tableStart + Int64(first) * Int64(Self.recordSize))
+        }
+        // What ran past the last slot goes on at the first (the table wraps), a window at a time.
+        var number = 0
+        while !carried.isEmpty {
+            let at = tableStart + Int64(number * windowSlots) * Int64(Self.recordSize)
+            window = try read(at: at, count: windowSlots * Self.recordSize)
+            placeCarried()
+            try write(window, at: at)
+            number = (number + 1) % windows
+        }
     }
 
     /// The record of `id` still in the table, marked taken (a second take finds none).
     func take(_ id: UUID) throws(Failure) -> Record? {
         guard slots > 0 else { return nil }
-        let (slot, found) = try probe(id)
-        guard let found, found.state == Self.live else { return nil }
-        try write([Self.taken], at: slot, within: 27)
-        return found.record
-    }
-
-    /// The slot holding `id`, or the empty slot where it would go.
-    private func probe(_ id: UUID) throws(Failure) -> (Int64, (record: Record, state: UInt8)?) {
-        var slot = Int(UInt(bitPattern: id.hashValue) & UInt(slots - 1))
+        let home = homeSlot(Self.hash(id))
+        var slot = home
         while true {
-            let offset = tableStart + Int64(slot) * Int64(Self.recordSize)
-            let bytes = try read(at: offset, count: Self.recordSize)
-            let state = bytes[27]
-            if state == Self.empty { return (offset, nil) }
-            let record = Self.decode(bytes[...])
-            if record.id == id { return (offset, (record, state)) }
-            slot = (slot + 1) & (slots - 1)
+            // Most probes end within a few slots: read four at once.
+            let run = min(4, slots - slot)
+            let bytes = try read(at: tableStart + Int64(slot) * Int64(Self.recordSize), count: run * Self.recordSize)
+            for index in 0..<run {
+                let at = index * Self.recordSize
+                if bytes[at + 27] == Self.empty { return nil }
+                let record = Self.decode(bytes[at..<at + Self.recordSize])
+                guard record.id == id else { continue }
+                let found = slot + index
+                let (word, bit) = (found / 64, UInt64(1) << (found % 64))
+                if taken[word] & bit != 0 { return nil }
+                taken[word] |= bit
+                return record
+            }
+            slot = (slot + run) & (slots - 1)
+            // A full table cannot occur (slots are at least twice the records), but never loop forever.
+            if slot == home { return nil }
         }
     }
 
-    /// `[0, 16)` id, `[16, 24)` seq, `[24, 26)` chain, `26` flags, `27` state, `[28, 60)` binding.
-    private static func encode(_ record: Record, state: UInt8) -> [UInt8] {
-        var out = withUnsafeBytes(of: record.id.uuid) { Array($0) }
-        out.reserveCapacity(recordSize)
+    /// The seeded hash of `id`, as stored in its record.
+    private static func hash(_ id: UUID) -> UInt32 { UInt32(truncatingIfNeeded: id.hashValue) }
+
+    private func homeSlot(_ hash: UInt32) -> Int { Int(hash) & (slots - 1) }
+
+    /// `[0, 16)` id, `[16, 24)` seq, `[24, 26)` chain, `26` flags, `27` state, `[28, 60)` binding,
+    /// `[60, 64)` the id's hash, so sealing need not hash each id again for every window.
+    private static func encode(_ record: Record, into out: inout [UInt8]) {
+        withUnsafeBytes(of: record.id.uuid) { out += $0 }
         withUnsafeBytes(of: record.seq.littleEndian) { out += $0 }
         withUnsafeBytes(of: record.chain.littleEndian) { out += $0 }
-        out += [record.flags, state]
-        out += record.binding.bytes
-        out += [0, 0, 0, 0]
-        return out
+        out += [record.flags, live]
+        record.binding.append(to: &out)
+        withUnsafeBytes(of: hash(record.id).littleEndian) { out += $0 }
     }
 
     private static func decode(_ bytes: ArraySlice<UInt8>) -> Record {
-        let base = bytes.startIndex
-        func integer<T: FixedWidthInteger>(_ at: Int, _: T.Type) -> T {
-            (0..<MemoryLayout<T>.size).reduce(T.zero) { $0 | T(bytes[base + at + $1]) << (8 * $1) }
-        }
-        let id = bytes[base..<base + 16].withUnsafeBytes { UUID(uuid: $0.loadUnaligned(as: uuid_t.self)) }
-        return Record(id: id, seq: integer(16, Int64.self), chain: integer(24, Int16.self), flags: bytes[base + 26],
-                      binding: Digest32(Array(bytes[base + 28..<base + 60])))
+        bytes.withUnsafeBytes { decode($0) }
+    }
+
+    private static func decode(_ bytes: UnsafeRawBufferPointer) -> Record {
+        Record(id: UUID(uuid: bytes.loadUnaligned(as: uuid_t.self)),
+               seq: Int64(littleEndian: bytes.loadUnaligned(fromByteOffset: 16, as: Int64.self)),
+               chain: Int16(littleEndian: bytes.loadUnaligned(fromByteOffset: 24, as: Int16.self)), flags: bytes[26],
+               binding: Digest32(Array(bytes[28..<60])))
     }
 
     private func flushPending() throws(Failure) {
@@ -133,10 +206,10 @@ final class BundleEventTable {
         pending.removeAll(keepingCapacity: true)
     }
 
-    private func write(_ bytes: [UInt8], at offset: Int64, within: Int = 0) throws(Failure) {
+    private func write(_ bytes: [UInt8], at offset: Int64) throws(Failure) {
         var done = 0
         while done < bytes.count {
-            let result = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + done, $0.count - done, off_t(offset) + off_t(within + done)) }
+            let result = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress! + done, $0.count - done, off_t(offset) + off_t(done)) }
             if result < 0 {
                 if errno == EINTR { continue }
                 throw Failure(code: errno)

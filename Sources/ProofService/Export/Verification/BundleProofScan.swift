@@ -17,7 +17,7 @@ enum BundleProofScan {
         var bytes: Int
         var sha256: Digest32
         /// For a `metadata.json`: the document read and its facts digest.
-        var metadata: BundleProofCheck.Metadata?
+        var metadata: BundleProofCheck.Metadata? = nil
     }
 
     /// Entries up to this size are read in parallel (a proof's files and a checksums file are far smaller).
@@ -32,16 +32,31 @@ enum BundleProofScan {
     /// (``ZipArchiveReader/contents(ofRun:limit:)``): about two proofs' folders.
     static let entriesPerRead = 10
 
+    /// Largest file of a proof read (the largest request body the service can be set to accept).
+    static let entryLimit = 256 << 20
+    /// Largest `metadata.json` parsed (ours are a few kilobytes): a parsed document takes several
+    /// times its size in memory.
+    static let metadataLimit = 1 << 20
+    /// Largest checksums file read (ours list ``BundleLayout/checksumLines`` files, about 100 KB).
+    static let checksumsLimit = 16 << 20
+    /// Most files held between two checksums files (ours: about ``BundleLayout/checksumLines``).
+    /// Past it the files are reported, not kept: a forged bundle without checksums files would
+    /// otherwise grow the verifier's memory with its size.
+    static let pendingLimit = 50 * BundleLayout.checksumLines
+
     static func read(_ archive: ZipArchiveReader, _ entry: ZipArchiveReader.Entry) -> Result<ReadEntry, ZipArchiveReader.Failure> {
-        found(entry, Result { () throws(ZipArchiveReader.Failure) in try archive.contents(of: entry, limit: 256 << 20) })
+        found(entry, Result { () throws(ZipArchiveReader.Failure) in try archive.contents(of: entry, limit: entryLimit) })
     }
 
     /// `entries` read as ``read(_:_:)`` reads each, nil for those left to the serial part (large
-    /// entries and checksums files), the others read together.
-    static func read(_ archive: ZipArchiveReader, _ entries: ArraySlice<ZipArchiveReader.Entry>) -> [Result<ReadEntry, ZipArchiveReader.Failure>?] {
-        let parallel = entries.filter(Self.readsInParallel)
-        var contents = zip(parallel, archive.contents(ofRun: parallel[...], limit: 256 << 20)).makeIterator()
+    /// entries and checksums files), the others read together; those in `known` (the audit
+    /// segments, read while indexing) are not read again.
+    static func read(_ archive: ZipArchiveReader, _ entries: ArraySlice<ZipArchiveReader.Entry>,
+                     known: [ZipArchiveReader.Entry: ReadEntry]) -> [Result<ReadEntry, ZipArchiveReader.Failure>?] {
+        let parallel = entries.filter { Self.readsInParallel($0) && known[$0] == nil }
+        var contents = zip(parallel, archive.contents(ofRun: parallel[...], limit: entryLimit)).makeIterator()
         return entries.map { entry in
+            if let found = known[entry] { return .success(found) }
             guard Self.readsInParallel(entry), let (read, bytes) = contents.next() else { return nil }
             return found(read, bytes)
         }
@@ -52,8 +67,10 @@ enum BundleProofScan {
         contents.map { contents in
             let name = entry.name
             let isMetadata = name.hasPrefix(BundleLayout.deliveriesPrefix) && name.hasSuffix("/metadata.json")
-            return ReadEntry(bytes: contents.count, sha256: Digest32.of(contents),
-                             metadata: isMetadata ? BundleProofCheck.Metadata.read(contents) : nil)
+            guard isMetadata else { return ReadEntry(bytes: contents.count, sha256: Digest32.of(contents)) }
+            let metadata = contents.count <= metadataLimit ? BundleProofCheck.Metadata.read(contents)
+                : BundleProofCheck.Metadata(document: .failure(BundleJSONError("it is larger than \(metadataLimit) bytes")), factsDigest: nil)
+            return ReadEntry(bytes: contents.count, sha256: Digest32.of(contents), metadata: metadata)
         }
     }
 
@@ -147,7 +164,7 @@ enum BundleProofScan {
             if Self.isChecksums(entry) {
                 finishFolder()
                 do {
-                    compareChecksums(name, try archive.contents(of: entry, limit: 256 << 20))
+                    compareChecksums(name, try archive.contents(of: entry, limit: checksumsLimit))
                 } catch {
                     fail(name, "\(error)")
                 }
@@ -160,7 +177,12 @@ enum BundleProofScan {
                 return
             case .success(let entry): found = entry
             }
-            state.pending.append((name: name, sha256: found.sha256))
+            if state.pending.count < Self.pendingLimit {
+                state.pending.append((name: name, sha256: found.sha256))
+            } else {
+                fail(name, "is not listed in a checksums file within \(Self.pendingLimit) files of the one before (a bundle has one every "
+                     + "\(BundleLayout.checksumLines) files)")
+            }
             if name.hasPrefix(BundleLayout.deliveriesPrefix), let slash = name.lastIndex(of: "/") {
                 let folder = String(name[...slash]), file = String(name[name.index(after: slash)...])
                 if folder != state.folder {
@@ -170,6 +192,9 @@ enum BundleProofScan {
                 if file == "metadata.json" {
                     if state.metadata != nil { fail(name, "appears twice in the archive") }
                     state.metadata = found.metadata
+                } else if !BundleLayout.proofFiles.contains(file) {
+                    // Reported here, not kept: a forged folder of a million files would grow `state.files`.
+                    fail(name, "is not a file of a proof")
                 } else {
                     if state.files[file] != nil { fail(name, "appears twice in the archive") }
                     state.files[file] = BundleProofCheck.FileFacts(bytes: found.bytes, sha256: found.sha256)
@@ -194,8 +219,9 @@ enum BundleProofScan {
             let entries = batch
             batch.removeAll(keepingCapacity: true)
             let per = Self.entriesPerRead
+            let known = events.segmentDigests
             let started = BundleParallelMap.start((entries.count + per - 1) / per) {
-                Self.read(archive, entries[($0 * per)..<min(entries.count, ($0 + 1) * per)])
+                Self.read(archive, entries[($0 * per)..<min(entries.count, ($0 + 1) * per)], known: known)
             }
             applyRead()
             reading = (entries, started)

@@ -64,6 +64,10 @@ public enum ExportBundleVerifier {
         /// True when nothing failed.
         public var isValid: Bool { failures.isEmpty }
 
+        /// True when ``failureLimit`` failures are kept: further ones are only counted, so a caller
+        /// can skip the work of describing them.
+        public var isFull: Bool { failures.count >= Self.failureLimit }
+
         public init(verifiedFiles: Int, proofCount: Int, failures: [Failure] = []) {
             self.verifiedFiles = verifiedFiles
             self.proofCount = proofCount
