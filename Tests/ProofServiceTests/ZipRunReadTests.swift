@@ -93,4 +93,18 @@ struct ZipRunReadTests {
             Self.compare(reader, hostile)
         }
     }
+
+    /// The verifier reads each kind of file up to its own limit: a larger one is refused, naming its size.
+    @Test("an entry larger than the limit is refused with its size, alone or in a run")
+    func overLimit() throws {
+        let reader = try ZipArchiveReader(Self.archive(Self.files))
+        let entries = try reader.entries
+        let large = try #require(entries.last)
+        let limit = Int(large.size) - 1
+        #expect(throws: ZipArchiveReader.Failure(message: "\(large.size) bytes, more than the \(limit) read for this file")) {
+            try reader.contents(of: large, limit: limit)
+        }
+        Self.compare(reader, entries, limit: limit)
+        #expect(try reader.contents(of: large, limit: limit + 1).count == Int(large.size))
+    }
 }

@@ -127,7 +127,9 @@ public struct ZipArchiveReader: Sendable {
     public func contents(of entry: Entry, limit: Int = 512 << 20) throws(Failure) -> [UInt8] {
         let header = entry.localHeaderOffset
         guard header <= source.size, source.size - header >= 30 else { throw Failure(message: "damaged local header") }
-        guard entry.size <= UInt64(limit), entry.compressedSize <= UInt64(limit) else { throw Failure(message: "entry data out of bounds") }
+        guard entry.size <= UInt64(limit), entry.compressedSize <= UInt64(limit) else {
+            throw Failure(message: "\(max(entry.size, entry.compressedSize)) bytes, more than the \(limit) read for this file")
+        }
         // One read for the local header and the data behind it, when the header's name and extra
         // field are no longer than the directory's name and a little slack (as in archives we write);
         // else a second read for the data.

@@ -85,6 +85,10 @@ public enum ExportBundleVerifier {
         }
     }
 
+    /// Largest `manifest.json`, `manifest.sig` or `public_key.pem` read: the manifest lists one
+    /// checksums file per thousand files (a million proofs: under a megabyte), and is decoded whole.
+    static let trailerLimit = 32 << 20
+
     /// Verifies the bundle `bytes`; `trustedKey` pins the signer (recommended: the key from
     /// `GET /v1/audit/checkpoint`, obtained separately); nil takes the bundle's own key on trust.
     public static func verify(_ bytes: [UInt8], trustedKey: Ed25519PublicKey? = nil) -> Report {
@@ -133,7 +137,7 @@ public enum ExportBundleVerifier {
                 return nil
             }
             do {
-                return try archive.contents(of: entry, limit: 256 << 20)
+                return try archive.contents(of: entry, limit: Self.trailerLimit)
             } catch {
                 fail(name, error.message)
                 return nil
