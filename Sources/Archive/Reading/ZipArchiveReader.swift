@@ -16,7 +16,7 @@ public struct ZipArchiveReader: Sendable {
         }
     }
 
-    public struct Entry: Sendable, Hashable {
+    public struct Entry: Sendable, Equatable {
         public var name: String
         public var method: UInt16
         public var crc: UInt32

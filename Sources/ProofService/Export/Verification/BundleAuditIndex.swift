@@ -86,7 +86,7 @@ enum BundleAuditIndex {
                     continue
                 case .success(let read): segment = read
                 }
-                if index.segmentDigests.count < Self.keptDigests { index.segmentDigests[entry] = segment.file }
+                if index.segmentDigests.count < Self.keptDigests { index.segmentDigests[entry.localHeaderOffset] = (entry, segment.file) }
                 for line in segment.lines {
                     guard case .event(let event, let hashMatches, let recomputed, let recorded) = line else {
                         fail(name, "a line is not an audit event")

@@ -18,7 +18,8 @@ struct BundleEventIndex {
     /// The segment files read whole while indexing, with their size and SHA-256: the proof scan
     /// takes these for the checksums instead of inflating the files again (one entry per thousand
     /// events).
-    var segmentDigests: [ZipArchiveReader.Entry: BundleProofScan.ReadEntry] = [:]
+    /// Keyed by local header offset (cheaper to hash than the entry) and checked against the entry.
+    var segmentDigests: [UInt64: (entry: ZipArchiveReader.Entry, read: BundleProofScan.ReadEntry)] = [:]
     let archive: ZipArchiveReader
 
     init(archive: ZipArchiveReader) {
