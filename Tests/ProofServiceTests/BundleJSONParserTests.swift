@@ -36,6 +36,7 @@ struct BundleJSONParserTests {
         #"{"render_options":{},"flags":[],"n":null}"#,
         #"{"deep":[[[[{"k":[1,2,3]}]]]]}"#,
         "-12345678901234",
+        #"{"details_text":"{\"ink_sha256\":\"8676a31c\",\"name\":\"Zoë 😀 \\u0041\"}","x":"\n\tend"}"#,
     ])
     func readsValid(_ text: String) throws {
         let value = try BundleJSONParser.parse(Array(text.utf8))
@@ -47,6 +48,8 @@ struct BundleJSONParserTests {
         "tru", "nul", "\"unterminated", "\"bad \\x escape\"", "\"\\u12\"", "\"\\ud800\"", "\"\\udc00 low alone\"",
         "\"raw\ncontrol\"", "{\"a\":1,\"a\":2}", "{\"a\":1,\"b\":2,\"a\":3}", "{\"b\":1,\"a\":2,\"b\":3}",
         "{\"a\":1,\"b\":2,\"c\":3,\"b\":4}", "NaN", "Infinity", "[\"\\", "{\"a\":[1,{\"b\":",
+        // After an escape, runs of bytes are copied at once: a control character or the end must still be found.
+        "\"escaped\\n then a raw\ncontrol\"", "\"escaped\\\" then \u{01}\"", "\"escaped\\t and never closed",
     ])
     func refusesMalformed(_ text: String) {
         #expect(throws: BundleJSONError.self) { try BundleJSONParser.parse(Array(text.utf8)) }
@@ -56,6 +59,7 @@ struct BundleJSONParserTests {
     func refusesBytes() {
         #expect(throws: BundleJSONError.self) { try BundleJSONParser.parse([0x22, 0xC3, 0x28, 0x22]) }
         #expect(throws: BundleJSONError.self) { try BundleJSONParser.parse([0x22, 0xFF, 0x22]) }
+        #expect(throws: BundleJSONError.self) { try BundleJSONParser.parse([0x22, 0x5C, 0x6E, 0x61, 0xFF, 0x62, 0x22]) }
         let deep = String(repeating: "[", count: 10_000) + String(repeating: "]", count: 10_000)
         #expect(throws: BundleJSONError.self) { try BundleJSONParser.parse(Array(deep.utf8)) }
     }

@@ -87,7 +87,7 @@ public struct AuditEvent: Sendable, Equatable {
         if encoding == .v2 { out.int16(chain) }
         out.int64(seq)
         out.int64(occurredAtMicros)
-        out.text(actorKeyID?.uuidString.lowercased())
+        out.text(actorKeyID?.lowercasedText)
         out.text(actorRole)
         out.text(action)
         out.text(subject)

@@ -184,9 +184,14 @@ struct BundleJSONParser {
                 }
                 index += 1
             default:
-                if byte < 0x20 { throw .at(index, "a control character in a string") }
-                decoded.append(byte)
-                index += 1
+                // The run up to the next quote, backslash or control character, copied at once
+                // (an audit event's details_text escapes a quote every few bytes, and its other
+                // bytes are most of the line).
+                var end = index
+                while end < bytes.count, bytes[end] >= 0x20, bytes[end] != UInt8(ascii: "\""), bytes[end] != UInt8(ascii: "\\") { end += 1 }
+                if end == index { throw .at(index, "a control character in a string") }
+                decoded.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<end]))
+                index = end
             }
         }
         throw .at(start - 1, "unterminated string")
