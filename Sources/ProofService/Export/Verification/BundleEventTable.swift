@@ -150,27 +150,26 @@ final class BundleEventTable {
     /// The record of `id` still in the table, marked taken (a second take finds none).
     func take(_ id: UUID) throws(Failure) -> Record? {
         guard slots > 0 else { return nil }
-        let home = homeSlot(Self.hash(id))
-        var slot = home
-        while true {
+        var slot = homeSlot(Self.hash(id)), probed = 0
+        // A full table cannot occur (slots are at least twice the records), but never loop forever.
+        while probed < slots {
             // Most probes end within a few slots: read four at once.
             let run = min(4, slots - slot)
             let bytes = try read(at: tableStart + Int64(slot) * Int64(Self.recordSize), count: run * Self.recordSize)
             for index in 0..<run {
                 let at = index * Self.recordSize
                 if bytes[at + 27] == Self.empty { return nil }
-                let record = Self.decode(bytes[at..<at + Self.recordSize])
-                guard record.id == id else { continue }
+                guard withUnsafeBytes(of: id.uuid, { bytes[at..<at + 16].elementsEqual($0) }) else { continue }
                 let found = slot + index
                 let (word, bit) = (found / 64, UInt64(1) << (found % 64))
                 if taken[word] & bit != 0 { return nil }
                 taken[word] |= bit
-                return record
+                return Self.decode(bytes[at..<at + Self.recordSize])
             }
             slot = (slot + run) & (slots - 1)
-            // A full table cannot occur (slots are at least twice the records), but never loop forever.
-            if slot == home { return nil }
+            probed += run
         }
+        return nil
     }
 
     /// The seeded hash of `id`, as stored in its record.
