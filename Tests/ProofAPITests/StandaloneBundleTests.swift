@@ -37,6 +37,32 @@ struct StandaloneBundleTests {
         return Array(text.replacingCharacters(in: range, with: new).utf8)
     }
 
+    /// A fresh export's bundle of three seeded proofs and the key that signed it, given to `body`.
+    static func withBundle(_ body: @escaping @Sendable ([UInt8], Ed25519PublicKey) throws -> Void) async throws {
+        try await APITestHarness.with { harness in
+            try await harness.application().test(.router) { client in
+                _ = try await ExportTests.seed(client, harness)
+                let response = try await ExportTests.export(client, harness)
+                #expect(response.status == .ok)
+                try body(response.bytes, harness.checkpointKey.publicKey)
+            }
+        }
+    }
+
+    /// `bundle`'s entries re-packed with `files` (stored) inserted after its first entry.
+    static func inserting(_ files: [(name: String, contents: [UInt8])], into bundle: [UInt8]) throws -> [UInt8] {
+        let archive = try ZipArchiveReader(bundle)
+        var writer = ZipArchiveWriter()
+        var out: [UInt8] = []
+        for (index, entry) in try archive.entries.enumerated() {
+            if index == 1 {
+                for file in files { out += try writer.add(file.name, contents: file.contents, modified: Date(), compress: false) }
+            }
+            out += try writer.add(entry.name, contents: try archive.contents(of: entry), modified: Date(), compress: true)
+        }
+        return out + (try writer.finish())
+    }
+
     @Test("a v3 bundle verifies alone; a changed PNG byte, metadata field, event, a removed proof or a re-signed manifest is named")
     func tampering() async throws {
         try await APITestHarness.with { harness in
@@ -163,30 +189,14 @@ struct StandaloneBundleTests {
 
     @Test("a bundle failing thousands of times lists the first 1,000 failures and counts the rest")
     func failuresAreBounded() async throws {
-        try await APITestHarness.with { harness in
-            try await harness.application().test(.router) { client in
-                _ = try await ExportTests.seed(client, harness)
-                let response = try await ExportTests.export(client, harness)
-                #expect(response.status == .ok)
-                let key = harness.checkpointKey.publicKey
-                // 1,500 files that no checksums file covers and that are not files of a version 3 bundle.
-                let archive = try ZipArchiveReader(response.bytes)
-                var writer = ZipArchiveWriter()
-                var out: [UInt8] = []
-                for (index, entry) in try archive.entries.enumerated() {
-                    if index == 1 {
-                        for number in 0..<1500 {
-                            out += try writer.add("junk/\(number)", contents: Array("junk \(number)".utf8), modified: Date(), compress: false)
-                        }
-                    }
-                    out += try writer.add(entry.name, contents: try archive.contents(of: entry), modified: Date(), compress: true)
-                }
-                let report = ExportBundleVerifier.verify(out + (try writer.finish()), trustedKey: key)
-                #expect(!report.isValid)
-                #expect(report.failures.count == ExportBundleVerifier.Report.failureLimit)
-                #expect(report.failures.count + report.omittedFailures >= 3000, "\(report.omittedFailures)")
-                #expect(report.failures.contains { $0.file.hasPrefix("junk/") })
-            }
+        try await Self.withBundle { bundle, key in
+            // 1,500 files that no checksums file covers and that are not files of a version 3 bundle.
+            let junk = (0..<1500).map { (name: "junk/\($0)", contents: Array("junk \($0)".utf8)) }
+            let report = ExportBundleVerifier.verify(try Self.inserting(junk, into: bundle), trustedKey: key)
+            #expect(!report.isValid)
+            #expect(report.failures.count == ExportBundleVerifier.Report.failureLimit)
+            #expect(report.failures.count + report.omittedFailures >= 3000, "\(report.omittedFailures)")
+            #expect(report.failures.contains { $0.file.hasPrefix("junk/") })
         }
     }
 
@@ -195,51 +205,35 @@ struct StandaloneBundleTests {
     /// checksums file covers are held only up to ``BundleProofScan/pendingLimit``, then reported.
     @Test("a repeated proof event and a flood of files without checksums are reported, not held")
     func forgedRepetitionIsBounded() async throws {
-        try await APITestHarness.with { harness in
-            try await harness.application().test(.router) { client in
-                _ = try await ExportTests.seed(client, harness)
-                let response = try await ExportTests.export(client, harness)
-                #expect(response.status == .ok)
-                let key = harness.checkpointKey.publicKey
-                var done = false
-                let repeated = try Self.repack(response.bytes) { name, contents in
-                    guard name.hasPrefix("audit/"), !done else { return contents }
-                    let lines = contents.split(separator: 0x0A)
-                    guard let event = lines.first(where: { String(decoding: $0, as: UTF8.self).contains("\"proof_recorded\"") }) else {
-                        return contents
-                    }
-                    done = true
-                    return contents + Array(repeating: Array(event) + [0x0A], count: 600).flatMap { $0 }
+        try await Self.withBundle { bundle, key in
+            var done = false
+            let repeated = try Self.repack(bundle) { name, contents in
+                guard name.hasPrefix("audit/"), !done else { return contents }
+                let lines = contents.split(separator: 0x0A)
+                guard let event = lines.first(where: { String(decoding: $0, as: UTF8.self).contains("\"proof_recorded\"") }) else {
+                    return contents
                 }
-                let report = ExportBundleVerifier.verify(repeated, trustedKey: key)
-                let twice = report.failures.filter { $0.reason.contains("has two proof_recorded events") }
-                #expect(!twice.isEmpty && twice.allSatisfy { $0.file.hasPrefix("audit/chain-") }, "\(report.failures.prefix(5))")
-                #expect(report.failures.count == ExportBundleVerifier.Report.failureLimit)
-                // Each copy breaks the chain's links (600 failures) and repeats the proof (600 more).
-                #expect(report.failures.count + report.omittedFailures >= 1200)
-
-                // More files since the last checksums file than a bundle ever holds: empty segment
-                // files of chain 15 (which fail nothing else), after the first entry. Those past the
-                // limit are reported as they come, and the memory they would take is not held.
-                let archive = try ZipArchiveReader(response.bytes)
-                var writer = ZipArchiveWriter()
-                var out: [UInt8] = []
-                let flood = BundleProofScan.pendingLimit + 10
-                for (index, entry) in try archive.entries.enumerated() {
-                    if index == 1 {
-                        for number in 0..<flood {
-                            out += try writer.add(BundleLayout.segmentFile(chain: 15, firstSeq: 1 << 40 + Int64(number)), contents: [],
-                                                  modified: Date(), compress: false)
-                        }
-                    }
-                    out += try writer.add(entry.name, contents: try archive.contents(of: entry), modified: Date(), compress: true)
-                }
-                let flooded = ExportBundleVerifier.verify(out + (try writer.finish()), trustedKey: key)
-                let past = flooded.failures.filter { $0.reason.hasPrefix("is not listed in a checksums file within \(BundleProofScan.pendingLimit) files") }
-                #expect(past.first?.file == BundleLayout.segmentFile(chain: 15, firstSeq: 1 << 40 + Int64(BundleProofScan.pendingLimit - 1)),
-                        "\(flooded.failures.prefix(3))")
-                #expect(past.count >= 9)
+                done = true
+                return contents + Array(repeating: Array(event) + [0x0A], count: 600).flatMap { $0 }
             }
+            let report = ExportBundleVerifier.verify(repeated, trustedKey: key)
+            let twice = report.failures.filter { $0.reason.contains("has two proof_recorded events") }
+            #expect(!twice.isEmpty && twice.allSatisfy { $0.file.hasPrefix("audit/chain-") }, "\(report.failures.prefix(5))")
+            #expect(report.failures.count == ExportBundleVerifier.Report.failureLimit)
+            // Each copy breaks the chain's links (600 failures) and repeats the proof (600 more).
+            #expect(report.failures.count + report.omittedFailures >= 1200)
+
+            // More files since the last checksums file than a bundle ever holds: empty segment
+            // files of chain 15 (which fail nothing else), after the first entry. Those past the
+            // limit are reported as they come, and the memory they would take is not held.
+            let flood = (0..<(BundleProofScan.pendingLimit + 10)).map {
+                (name: BundleLayout.segmentFile(chain: 15, firstSeq: 1 << 40 + Int64($0)), contents: [UInt8]())
+            }
+            let flooded = ExportBundleVerifier.verify(try Self.inserting(flood, into: bundle), trustedKey: key)
+            let past = flooded.failures.filter { $0.reason.hasPrefix("is not listed in a checksums file within \(BundleProofScan.pendingLimit) files") }
+            #expect(past.first?.file == BundleLayout.segmentFile(chain: 15, firstSeq: 1 << 40 + Int64(BundleProofScan.pendingLimit - 1)),
+                    "\(flooded.failures.prefix(3))")
+            #expect(past.count >= 9)
         }
     }
 }

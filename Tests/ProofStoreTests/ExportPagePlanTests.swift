@@ -97,4 +97,37 @@ struct ExportPagePlanTests {
             #expect(read <= 1, "the page holding the orphan fails as a whole")
         }
     }
+
+    /// The reader fetches the next page while `each` handles the current one: every proof must
+    /// still come once, in `(received_at, id)` order, with its event, whatever the page size; and a
+    /// failing `each` must end the read (the page being fetched is awaited, not leaked).
+    @Test("pages fetched ahead give every proof once, in order, with its event; a failing each ends the read", arguments: [1, 2, 3, 7])
+    func pagesAhead(pageSize: Int) async throws {
+        try await ScratchDatabase.with(prefix: "export_ahead") { _, database in
+            try await Self.recordProofs((0..<7).map { "A-\($0)" }, in: database)
+            let expected = try await database.query("SELECT id FROM proofs ORDER BY received_at, id").rows.map { try $0.decode(UUID.self, "id") }
+            var seen: [UUID] = []
+            var pages = 0
+            try await ProofExportReader(database: database, pageSize: pageSize).read(since: nil, until: nil, start: { snapshot in
+                #expect(snapshot.proofCount == 7)
+            }, each: { proofs in
+                pages += 1
+                #expect(proofs.count <= pageSize)
+                #expect(proofs.allSatisfy { $0.event?.action == "proof_recorded" })
+                seen += proofs.map(\.metadata.id)
+            })
+            #expect(seen == expected)
+            #expect(pages == (7 + pageSize - 1) / pageSize)
+
+            struct Stop: Error {}
+            var handed = 0
+            await #expect(throws: Stop.self) {
+                try await ProofExportReader(database: database, pageSize: pageSize).read(since: nil, until: nil, start: { _ in }, each: { _ in
+                    handed += 1
+                    if handed == min(2, pages) { throw Stop() }
+                })
+            }
+            #expect(handed == min(2, pages))
+        }
+    }
 }

@@ -35,51 +35,67 @@ public struct ProofExportReader: Sendable {
                      segment: (AuditEvent) async throws -> Void = { _ in }) async throws {
         try await database.withTransaction(isolation: "REPEATABLE READ, READ ONLY") { session in
             let heads = try await AuditCheckpointStore.heads(in: session)
-            /// `since <= received_at < until`, as a fresh filter to add to.
-            func period() -> SQLFilter {
-                var filter = SQLFilter()
-                if let since { filter.add("p.received_at >= \(since)") }
-                if let until { filter.add("p.received_at < \(until)") }
-                return filter
-            }
-            let count = try await session.query("SELECT count(*) AS proofs FROM proofs p \(period().whereClause)")
+            let count = try await session.query("SELECT count(*) AS proofs FROM proofs p \(Self.period(since: since, until: until).whereClause)")
                 .decode(Int.self, row: 0, column: "proofs")
             try await start(Snapshot(heads: heads, proofCount: count))
             var bounds = AuditSegment(heads: heads)
-            var after: (AuditTimestamp, UUID)?  // exact microseconds: a Double round trip could skip a row
-            while true {
-                var page = period()
-                if let after {
-                    // The plain `received_at >=` repeats what the row comparison implies, so that PostgreSQL
-                    // prunes the monthly partitions before the cursor (it cannot prune on a row comparison).
-                    page.add("p.received_at >= \(after.0) AND (p.received_at, p.id) > (\(after.0), \(after.1))")
-                }
-                let rows = try await session.query(Self.page(page, limit: pageSize)).rows
-                if rows.isEmpty { break }
-                var proofs: [ExportedProof] = []
-                proofs.reserveCapacity(rows.count)
-                for row in rows {
-                    let metadata = try ProofRepository.metadata(row)
-                    proofs.append(ExportedProof(metadata: metadata, recipientName: try row.decode("recipient_name"),
-                                                address: try row.decode("address"),
-                                                destination: GeoPoint.stored(lat: try row.decode("destination_lat"),
-                                                                             lon: try row.decode("destination_lon")),
-                                                body: try row.decode("body"), ink: try row.decode("ink"), png: try row.decode("png"),
-                                                capturedAtMicros: try row.decode("captured_at_us"),
-                                                receivedAtMicros: try row.decode("received_at_us"),
-                                                deviceSignature: try Self.deviceSignature(row), devicePublicKey: try row.decode("device_public_key")))
-                    after = (try row.decode(AuditTimestamp.self, "received_at_exact"), metadata.id)
-                }
-                let events = try await Self.recordedEvents(for: proofs, in: session)
-                for index in proofs.indices {
-                    proofs[index].event = events[proofs[index].metadata.id]
-                    if let event = proofs[index].event { bounds.include(event) }
-                }
-                try await each(proofs)
-                if rows.count < pageSize { break }
+            let pageSize = self.pageSize
+            // The next page is fetched while `each` handles this one (the session is otherwise
+            // idle then): read, then handed on, one after the other, the database's time and the
+            // exporter's packing and writing added up, leaving a core idle half the export.
+            var page = try await Self.fetch(after: nil, since: since, until: until, pageSize: pageSize, in: session)
+            while !page.proofs.isEmpty {
+                let more = page.proofs.count == pageSize, cursor = page.last
+                async let following: Page? = more ? Self.fetch(after: cursor, since: since, until: until, pageSize: pageSize, in: session) : nil
+                for proof in page.proofs { if let event = proof.event { bounds.include(event) } }
+                try await each(page.proofs)
+                guard let next = try await following else { break }
+                page = next
             }
             if withSegments { try await bounds.read(in: session, each: segment) }
         }
+    }
+
+    /// `since <= received_at < until`, as a fresh filter to add to.
+    static func period(since: Date?, until: Date?) -> SQLFilter {
+        var filter = SQLFilter()
+        if let since { filter.add("p.received_at >= \(since)") }
+        if let until { filter.add("p.received_at < \(until)") }
+        return filter
+    }
+
+    /// A page of proofs and the cursor of its last one (exact microseconds: a Double round trip could skip a row).
+    typealias Page = (proofs: [ExportedProof], last: (AuditTimestamp, UUID)?)
+
+    /// One page of the period: the first `pageSize` proofs after `after` (by `(received_at, id)`),
+    /// each with its `proof_recorded` event.
+    static func fetch(after: (AuditTimestamp, UUID)?, since: Date?, until: Date?, pageSize: Int,
+                      in session: PostgresSession) async throws -> Page {
+        var page = period(since: since, until: until)
+        if let after {
+            // The plain `received_at >=` repeats what the row comparison implies, so that PostgreSQL
+            // prunes the monthly partitions before the cursor (it cannot prune on a row comparison).
+            page.add("p.received_at >= \(after.0) AND (p.received_at, p.id) > (\(after.0), \(after.1))")
+        }
+        let rows = try await session.query(Self.page(page, limit: pageSize)).rows
+        var proofs: [ExportedProof] = []
+        proofs.reserveCapacity(rows.count)
+        var last: (AuditTimestamp, UUID)?
+        for row in rows {
+            let metadata = try ProofRepository.metadata(row)
+            proofs.append(ExportedProof(metadata: metadata, recipientName: try row.decode("recipient_name"),
+                                        address: try row.decode("address"),
+                                        destination: GeoPoint.stored(lat: try row.decode("destination_lat"),
+                                                                     lon: try row.decode("destination_lon")),
+                                        body: try row.decode("body"), ink: try row.decode("ink"), png: try row.decode("png"),
+                                        capturedAtMicros: try row.decode("captured_at_us"),
+                                        receivedAtMicros: try row.decode("received_at_us"),
+                                        deviceSignature: try Self.deviceSignature(row), devicePublicKey: try row.decode("device_public_key")))
+            last = (try row.decode(AuditTimestamp.self, "received_at_exact"), metadata.id)
+        }
+        let events = try await Self.recordedEvents(for: proofs, in: session)
+        for index in proofs.indices { proofs[index].event = events[proofs[index].metadata.id] }
+        return (proofs, last)
     }
 
     /// The export's columns for the first `limit` proofs that `filter` keeps, by `(received_at, id)`.
