@@ -236,4 +236,42 @@ struct StandaloneBundleTests {
             #expect(past.count >= 9)
         }
     }
+
+    /// An old period's bundle carries its chains only up to the stored checkpoint just after its
+    /// proofs (the scheduled one, seen by witnesses), not every event recorded since; a period
+    /// that no stored checkpoint covers ends at the export's own snapshot, as before.
+    @Test("an old period's segments end at the stored checkpoint covering its proofs, not at today's heads")
+    func endsAtStoredCheckpoint() async throws {
+        try await APITestHarness.with { harness in
+            try await harness.application().test(.router) { client in
+                _ = try await ExportTests.seed(client, harness)
+                let stored = try await client.execute(uri: "/v1/audit/checkpoint", method: .get, headers: harness.headers(.auditor))
+                #expect(stored.status == .ok)
+                let storedJSON = stored.json
+                // The period ends at the next whole second; two more proofs come after it.
+                let until = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.up))
+                while Date() <= until { try await Task.sleep(for: .milliseconds(20)) }
+                for signer in ["Later One", "Later Two"] { _ = try await AuditTests.deliver(client, harness, signer: signer) }
+                let newest = try await harness.database.query("SELECT max(seq) FROM audit_events").decode(Int64.self, row: 0, column: 0)
+                let key = harness.checkpointKey.publicKey
+
+                let old = try await ExportTests.export(client, harness, "format=zip&until=\(ISO8601DateFormatter().string(from: until))")
+                #expect(old.status == .ok)
+                let report = ExportBundleVerifier.verify(old.bytes, trustedKey: key)
+                #expect(report.isValid, "\(report.failures.prefix(5))")
+                #expect(report.verifiedProofs == 3)
+                #expect(report.checkpointSeq == Int64(storedJSON["seq"] as? Int ?? -1))
+                #expect(report.checkpointHeads.map { ["chain": String($0.chain), "head_seq": String($0.seq), "head_hash": $0.hash.hexString] }
+                        == AuditTests.chains(storedJSON))
+                #expect((report.checkpointSeq ?? .max) < newest, "the later proofs' events are not carried")
+
+                let all = try await ExportTests.export(client, harness, "format=zip")
+                let whole = ExportBundleVerifier.verify(all.bytes, trustedKey: key)
+                #expect(whole.isValid, "\(whole.failures.prefix(5))")
+                #expect(whole.verifiedProofs == 5)
+                #expect((whole.checkpointSeq ?? 0) >= newest, "no stored checkpoint covers the later proofs: the export's snapshot")
+                #expect(whole.auditEvents > report.auditEvents)
+            }
+        }
+    }
 }

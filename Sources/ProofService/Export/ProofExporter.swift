@@ -114,7 +114,9 @@ public struct ProofExporter: Sendable {
             packing = nil
             try await write(page)
         }
-        try await reader.read(since: since, until: until, start: { seen in
+        // The segments end at a stored checkpoint of this key that covers every exported proof
+        // (the scheduled one just after the period), else at the export's own snapshot.
+        let stored = try await reader.read(since: since, until: until, start: { seen in
             // The heads of the export's own snapshot: the checkpoint covers exactly the events
             // (every exported proof's `proof_recorded` among them) that snapshot sees.
             signed = try AuditCheckpoint.sign(heads: seen.heads, key: key)
@@ -123,19 +125,20 @@ public struct ProofExporter: Sendable {
             let previous = packing
             packing = (Task { try await pack(proofs) }, proofs.count)
             if let previous { try await write(previous) }
-        }, withSegments: true, segment: { event in
+        }, withSegments: true, storedCheckpointKey: key.publicKey.rawRepresentation, segment: { event in
             try await writePacked()
             try await bundle.write(event: event, to: sink)
         })
         try await writePacked()
-        guard let signed else { throw ExportError.noSnapshot }
+        guard let fresh = signed else { throw ExportError.noSnapshot }
+        let checkpoint = stored ?? fresh
         try await bundle.finish(key: key, to: sink) { checksums in
-            try ExportManifest(createdAt: exportedAt, since: since, until: until, proofCount: count, checkpoint: signed,
+            try ExportManifest(createdAt: exportedAt, since: since, until: until, proofCount: count, checkpoint: checkpoint,
                                checksums: checksums).encoded()
         }
-        // Kept so `verify --database` checks it too.
-        try await checkpoints.store(signed)
-        return Summary(proofs: count, bytes: bundle.total, checkpoint: signed)
+        // Kept so `verify --database` checks it too (a stored one already is).
+        if stored == nil { try await checkpoints.store(fresh) }
+        return Summary(proofs: count, bytes: bundle.total, checkpoint: checkpoint)
     }
 
     /// `proofs` packed on the CPU pool, at most one job per core at once, in their order.

@@ -1,15 +1,18 @@
 import Postgres
 
 /// The part of each audit chain an export bundle carries so it stands alone: from the oldest
-/// exported proof's `proof_recorded` event of that chain up to the chain's head in the export's
-/// snapshot (the head its signed checkpoint names). Re-hashing the segment from its first event
+/// exported proof's `proof_recorded` event of that chain up to the head its signed checkpoint
+/// names (the chain's head in the export's snapshot, or in an earlier stored checkpoint that
+/// covers every exported proof: ``ending(at:)``). Re-hashing the segment from its first event
 /// and arriving at the signed head proves every event in it (each exported proof's among them) is
 /// in the log the checkpoint covers (docs/decisions/0019-standalone-bundles.md).
 public struct AuditSegment: Sendable {
-    /// The heads of the snapshot, by chain.
+    /// The heads the segments end at, by chain.
     let heads: [Int16: AuditChainHead]
     /// The seq of the oldest included event, by chain.
     public private(set) var firstSeq: [Int16: Int64] = [:]
+    /// The seq of the newest included event, by chain.
+    public private(set) var lastSeq: [Int16: Int64] = [:]
     /// Events read per round trip.
     static let pageSize = 1000
 
@@ -21,6 +24,19 @@ public struct AuditSegment: Sendable {
     /// Makes the segment of `event`'s chain start at `event` or earlier.
     public mutating func include(_ event: AuditEvent) {
         firstSeq[event.chain] = min(firstSeq[event.chain] ?? event.seq, event.seq)
+        lastSeq[event.chain] = max(lastSeq[event.chain] ?? event.seq, event.seq)
+    }
+
+    /// These segments ending at `heads` instead, when every chain holding an included event has a
+    /// head there at or after that chain's newest included event (else nil).
+    public func ending(at heads: [AuditChainHead]) -> AuditSegment? {
+        var ending = AuditSegment(heads: heads)
+        for (chain, last) in lastSeq {
+            guard let head = ending.heads[chain], head.seq >= last else { return nil }
+        }
+        ending.firstSeq = firstSeq
+        ending.lastSeq = lastSeq
+        return ending
     }
 
     /// True when `event` belongs to a segment: its chain has one, and it lies between its start and head.

@@ -30,9 +30,16 @@ public struct ProofExportReader: Sendable {
     /// then `each` every proof with `since <= received_at < until`, by `(received_at, id)`, in
     /// pages; then, `withSegments`, `segment` every event of each chain from the oldest read proof's
     /// event up to the chain's head in the snapshot, by ascending `seq` (``AuditSegment``).
+    ///
+    /// With `storedCheckpointKey`, the segments end at the oldest stored checkpoint signed by that
+    /// key whose heads cover every read proof's event, when there is one (returned): a scheduled
+    /// checkpoint taken just after the period, so an old period's bundle does not carry every
+    /// event recorded since (and its checkpoint is one the witnesses saw). Else they end at the
+    /// snapshot's heads, and nil is returned.
+    @discardableResult
     public func read(since: Date?, until: Date?, start: (Snapshot) async throws -> Void,
-                     each: ([ExportedProof]) async throws -> Void, withSegments: Bool = false,
-                     segment: (AuditEvent) async throws -> Void = { _ in }) async throws {
+                     each: ([ExportedProof]) async throws -> Void, withSegments: Bool = false, storedCheckpointKey: [UInt8]? = nil,
+                     segment: (AuditEvent) async throws -> Void = { _ in }) async throws -> AuditCheckpoint? {
         try await database.withTransaction(isolation: "REPEATABLE READ, READ ONLY") { session in
             let heads = try await AuditCheckpointStore.heads(in: session)
             let count = try await session.query("SELECT count(*) AS proofs FROM proofs p \(Self.period(since: since, until: until).whereClause)")
@@ -52,8 +59,36 @@ public struct ProofExportReader: Sendable {
                 guard let next = try await following else { break }
                 page = next
             }
-            if withSegments { try await bounds.read(in: session, each: segment) }
+            guard withSegments else { return nil }
+            var ending: AuditCheckpoint?
+            if let storedCheckpointKey, let covering = try await Self.covering(bounds, key: storedCheckpointKey, in: session),
+               let shorter = bounds.ending(at: covering.heads) {
+                bounds = shorter
+                ending = covering
+            }
+            try await bounds.read(in: session, each: segment)
+            return ending
         }
+    }
+
+    /// Stored checkpoints looked at for one that covers an export (the first few after its newest
+    /// event: an event whose transaction committed late can leave the first one short of it).
+    static let coveringCandidates = 16
+
+    /// The oldest stored version 2 checkpoint signed by `key`, among the first
+    /// ``coveringCandidates`` from the newest event of `bounds` on, whose heads cover `bounds`.
+    static func covering(_ bounds: AuditSegment, key: [UInt8], in session: PostgresSession) async throws -> AuditCheckpoint? {
+        guard let newest = bounds.lastSeq.values.max() else { return nil }
+        let rows = try await session.query("""
+            SELECT \(unescaped: AuditCheckpointStore.columns) FROM audit_checkpoints
+            WHERE version = 2 AND seq >= \(newest) AND public_key = \(PostgresBytes(key))
+            ORDER BY seq, id LIMIT \(coveringCandidates)
+            """).rows
+        for row in rows {
+            let checkpoint = try AuditCheckpointStore.checkpoint(row)
+            if checkpoint.hasValidSignature, bounds.ending(at: checkpoint.heads) != nil { return checkpoint }
+        }
+        return nil
     }
 
     /// `since <= received_at < until`, as a fresh filter to add to.
