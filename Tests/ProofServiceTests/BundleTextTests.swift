@@ -83,4 +83,13 @@ struct BundleTextTests {
         #expect(!BundleProofScan.listsExactly(lines(files) + [0x0A], files))
         #expect(!BundleProofScan.listsExactly(Array(String(decoding: lines(files), as: UTF8.self).replacingOccurrences(of: "  ", with: " *").utf8), files))
     }
+
+    /// A reference's folder name: `:` (not allowed in Windows file names) escaped, anything else as is.
+    @Test("a reference's path component escapes only the colon", arguments: [
+        ("D-1", "D-1"), ("A:B:C", "A%3AB%3AC"), (":", "%3A"), ("x.y_z-0", "x.y_z-0"), ("", ""),
+    ])
+    func pathComponent(_ reference: String, _ expected: String) {
+        #expect(ExportManifest.pathComponent(reference) == expected)
+        #expect(ExportManifest.pathComponent(reference) == reference.replacingOccurrences(of: ":", with: "%3A"))
+    }
 }
