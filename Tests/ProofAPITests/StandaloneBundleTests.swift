@@ -274,4 +274,40 @@ struct StandaloneBundleTests {
             }
         }
     }
+
+    /// A stored checkpoint is older than the export: if a chain was rewritten since, its segment no
+    /// longer reaches the signed head, and the exporter refuses to sign rather than hand out a
+    /// bundle that cannot verify (or sign the rewritten chain afresh).
+    @Test("an export refuses to sign when a chain no longer reaches its stored checkpoint's head")
+    func refusesARewrittenChain() async throws {
+        try await APITestHarness.with { harness in
+            try await harness.application().test(.router) { client in
+                _ = try await ExportTests.seed(client, harness)
+                let stored = try await client.execute(uri: "/v1/audit/checkpoint", method: .get, headers: harness.headers(.auditor))
+                let heads = AuditTests.chains(stored.json)
+                let chain = try await harness.database.query("""
+                    SELECT chain FROM audit_events WHERE action = 'proof_recorded' ORDER BY seq DESC LIMIT 1
+                    """).decode(Int.self, row: 0, column: 0)
+                let head = try #require(heads.first { $0["chain"] == String(chain) }?["head_seq"].flatMap { Int64($0) })
+                try await harness.scratch.asSuperuser { admin in
+                    try await admin.withConnection { session in
+                        try await session.execute("ALTER TABLE audit_events DISABLE TRIGGER USER")
+                        try await session.execute("UPDATE audit_events SET hash = sha256('rewritten') WHERE seq = \(head)")
+                        try await session.execute("ALTER TABLE audit_events ENABLE TRIGGER USER")
+                    }
+                }
+                let exporter = ProofExporter(database: harness.database, key: harness.checkpointKey,
+                                             work: CPUWorkPool(queueLimit: 16, perKeyLimit: 16))
+                var written: [UInt8] = []
+                await #expect {
+                    _ = try await exporter.export(format: .zip, since: nil, until: nil) { written += $0 }
+                } throws: { error in
+                    guard case ExportError.segmentMissesCheckpoint(let failing, let seq) = error else { return false }
+                    return failing == Int16(chain) && seq == head
+                }
+                // Nothing signed went out: the stream stopped before the manifest.
+                #expect(!String(decoding: written, as: UTF8.self).contains("manifest.json"))
+            }
+        }
+    }
 }

@@ -99,6 +99,8 @@ public struct ProofExporter: Sendable {
         var count = 0
         typealias Page = (task: Task<[BundleProofPacker.Packed], any Error>, proofs: Int)
         var packing: Page?
+        /// The newest segment event read, by chain.
+        var tails: [Int16: (seq: Int64, hash: [UInt8])] = [:]
         // Held in `packing` from the moment it starts, so a failure anywhere stops it.
         defer { packing?.task.cancel() }
         /// Writes `page` once it is packed.
@@ -126,12 +128,22 @@ public struct ProofExporter: Sendable {
             packing = (Task { try await pack(proofs) }, proofs.count)
             if let previous { try await write(previous) }
         }, withSegments: true, storedCheckpointKey: key.publicKey.rawRepresentation, segment: { event in
+            // Each chain's events must link one to the next (the verifier re-hashes them too).
+            if let tail = tails[event.chain], tail.hash != event.prevHash || tail.seq >= event.seq {
+                throw ExportError.segmentMissesCheckpoint(chain: event.chain, seq: event.seq)
+            }
+            tails[event.chain] = (event.seq, event.hash)
             try await writePacked()
             try await bundle.write(event: event, to: sink)
         })
         try await writePacked()
         guard let fresh = signed else { throw ExportError.noSnapshot }
         let checkpoint = stored ?? fresh
+        // ... and end at the head the checkpoint signs: a stored checkpoint is older than the
+        // export, so a chain rewritten since no longer reaches it.
+        for (chain, tail) in tails where !checkpoint.heads.contains(where: { $0.chain == chain && $0.seq == tail.seq && $0.hash == tail.hash }) {
+            throw ExportError.segmentMissesCheckpoint(chain: chain, seq: tail.seq)
+        }
         try await bundle.finish(key: key, to: sink) { checksums in
             try ExportManifest(createdAt: exportedAt, since: since, until: until, proofCount: count, checkpoint: checkpoint,
                                checksums: checksums).encoded()
@@ -178,6 +190,9 @@ public enum ExportError: Error, CustomStringConvertible, Sendable {
     case unreadableInk(reference: String, message: String)
     /// A proof does not verify against its audit event (or has none): the bundle is not signed.
     case proofFailsVerification(reference: String, failures: [ExportBundleVerifier.Failure])
+    /// The audit chain read for the bundle does not link up to the head its checkpoint signs (an
+    /// event changed, removed or reordered since the checkpoint): the bundle is not signed.
+    case segmentMissesCheckpoint(chain: Int16, seq: Int64)
     /// The export's snapshot never opened.
     case noSnapshot
 
@@ -187,6 +202,8 @@ public enum ExportError: Error, CustomStringConvertible, Sendable {
         case .proofFailsVerification(let reference, let failures):
             "refusing to sign a bundle: the proof of \(reference) fails verification: "
                 + failures.map(\.description).joined(separator: "; ")
+        case .segmentMissesCheckpoint(let chain, let seq):
+            "refusing to sign a bundle: audit chain \(chain) does not link from seq \(seq) to the head its checkpoint signs"
         case .noSnapshot: "the export's snapshot did not open"
         }
     }
