@@ -37,6 +37,23 @@ struct StandaloneBundleTests {
         return Array(text.replacingCharacters(in: range, with: new).utf8)
     }
 
+    /// Runs `statement` on `table` as a superuser with its user triggers off: what an insider with
+    /// the database's owner rights could do to the evidence.
+    static func tamper(_ harness: APITestHarness, _ table: String, _ statement: String) async throws {
+        try await harness.scratch.asSuperuser { admin in
+            try await admin.withConnection { session in
+                try await session.execute("ALTER TABLE \(unescaped: table) DISABLE TRIGGER USER")
+                try await session.execute(statement)
+                try await session.execute("ALTER TABLE \(unescaped: table) ENABLE TRIGGER USER")
+            }
+        }
+    }
+
+    /// The exporter, outside the HTTP route, so a test sees the error it throws.
+    static func exporter(_ harness: APITestHarness) -> ProofExporter {
+        ProofExporter(database: harness.database, key: harness.checkpointKey, work: CPUWorkPool(queueLimit: 16, perKeyLimit: 16))
+    }
+
     /// A fresh export's bundle of three seeded proofs and the key that signed it, given to `body`.
     static func withBundle(_ body: @escaping @Sendable ([UInt8], Ed25519PublicKey) throws -> Void) async throws {
         try await APITestHarness.with { harness in
@@ -165,18 +182,10 @@ struct StandaloneBundleTests {
         try await APITestHarness.with { harness in
             try await harness.application().test(.router) { client in
                 let (reference, _) = try await AuditTests.deliver(client, harness)
-                try await harness.scratch.asSuperuser { admin in
-                    try await admin.withConnection { session in
-                        try await session.execute("ALTER TABLE proofs DISABLE TRIGGER USER")
-                        try await session.execute("UPDATE proofs SET signer_name = 'Mallory'")
-                        try await session.execute("ALTER TABLE proofs ENABLE TRIGGER USER")
-                    }
-                }
-                let exporter = ProofExporter(database: harness.database, key: harness.checkpointKey,
-                                             work: CPUWorkPool(queueLimit: 16, perKeyLimit: 16))
+                try await Self.tamper(harness, "proofs", "UPDATE proofs SET signer_name = 'Mallory'")
                 var written = 0
                 await #expect {
-                    _ = try await exporter.export(format: .zip, since: nil, until: nil) { written += $0.count }
+                    _ = try await Self.exporter(harness).export(format: .zip, since: nil, until: nil) { written += $0.count }
                 } throws: { error in
                     guard case ExportError.proofFailsVerification(let failing, let failures) = error else { return false }
                     return failing == reference && failures.contains { $0.file.hasSuffix("metadata.json") }
@@ -289,18 +298,10 @@ struct StandaloneBundleTests {
                     SELECT chain FROM audit_events WHERE action = 'proof_recorded' ORDER BY seq DESC LIMIT 1
                     """).decode(Int.self, row: 0, column: 0)
                 let head = try #require(heads.first { $0["chain"] == String(chain) }?["head_seq"].flatMap { Int64($0) })
-                try await harness.scratch.asSuperuser { admin in
-                    try await admin.withConnection { session in
-                        try await session.execute("ALTER TABLE audit_events DISABLE TRIGGER USER")
-                        try await session.execute("UPDATE audit_events SET hash = sha256('rewritten') WHERE seq = \(head)")
-                        try await session.execute("ALTER TABLE audit_events ENABLE TRIGGER USER")
-                    }
-                }
-                let exporter = ProofExporter(database: harness.database, key: harness.checkpointKey,
-                                             work: CPUWorkPool(queueLimit: 16, perKeyLimit: 16))
+                try await Self.tamper(harness, "audit_events", "UPDATE audit_events SET hash = sha256('rewritten') WHERE seq = \(head)")
                 var written: [UInt8] = []
                 await #expect {
-                    _ = try await exporter.export(format: .zip, since: nil, until: nil) { written += $0 }
+                    _ = try await Self.exporter(harness).export(format: .zip, since: nil, until: nil) { written += $0 }
                 } throws: { error in
                     guard case ExportError.segmentMissesCheckpoint(let failing, let seq) = error else { return false }
                     return failing == Int16(chain) && seq == head
