@@ -311,4 +311,27 @@ struct StandaloneBundleTests {
             }
         }
     }
+
+    /// A segment file holds at most 1,000 events of a few hundred bytes: a forged one with a huge
+    /// line or more lines is reported without parsing them, so it cannot grow the verifier's memory.
+    @Test("a segment line over 1 MiB and lines past the 1,000th are reported, not parsed")
+    func segmentLimits() async throws {
+        try await Self.withBundle { bundle, key in
+            var done = false, original = 0
+            let forged = try Self.repack(bundle) { name, contents in
+                guard name.hasPrefix("audit/"), !done else { return contents }
+                done = true
+                original = contents.split(separator: 0x0A).count
+                let first = Array(contents.prefix { $0 != 0x0A })
+                let long = Array(#"{"action":""#.utf8) + Array(repeating: UInt8(ascii: "x"), count: 1 << 20) + Array(#""}"#.utf8)
+                return long + [0x0A] + contents + Array(repeating: first + [0x0A], count: 1200).flatMap { $0 }
+            }
+            let report = ExportBundleVerifier.verify(forged, trustedKey: key)
+            #expect(!report.isValid)
+            #expect(report.failures.contains { $0.reason == "a line is longer than \(BundleAuditIndex.lineLimit) bytes" }, "\(report.failures.prefix(5))")
+            let more = original + 1201 - BundleLayout.eventsPerFile
+            #expect(report.failures.contains { $0.reason == "holds \(more) lines more than the \(BundleLayout.eventsPerFile) events a segment file holds" },
+                    "\(report.failures.filter { $0.reason.hasPrefix("holds") })")
+        }
+    }
 }

@@ -12,11 +12,28 @@ import ProofStore
 /// kept (``BundleEventIndex/segmentDigests``) for the checksums, so the proof scan does not
 /// inflate the segments again.
 enum BundleAuditIndex {
-    /// One line of a segment file, read and re-hashed.
+    /// One line of a segment file, read and re-hashed: only what the links need is kept (not the
+    /// event's text), so a batch of files holds a few hundred bytes per event.
     enum Line: Sendable {
         case unreadable
-        case event(AuditEvent, hashMatches: Bool, recomputed: [UInt8], recorded: (UUID, RecordedEventDigests)?)
+        /// A line over ``lineLimit`` bytes, not parsed.
+        case tooLong
+        case event(Link, hashMatches: Bool, recomputed: [UInt8], recorded: (UUID, RecordedEventDigests)?)
+        /// Lines past ``BundleLayout/eventsPerFile``, not parsed: their count.
+        case tooMany(Int)
     }
+
+    /// What the chain check needs of an event.
+    struct Link: Sendable {
+        var seq: Int64
+        var chain: Int16
+        var hash: [UInt8]
+        var prevHash: [UInt8]
+    }
+
+    /// Longest line parsed (our events are a few hundred bytes; a parsed line takes several times
+    /// its size while it is hashed).
+    static let lineLimit = 1 << 20
 
     /// One segment file, read: its size and SHA-256, and its lines.
     struct Segment: Sendable {
@@ -24,8 +41,8 @@ enum BundleAuditIndex {
         var lines: [Line]
     }
 
-    /// Largest segment file read (a file holds ``BundleLayout/eventsPerFile`` events, about a
-    /// megabyte): each is parsed whole, a few at once, so a hostile one must not be a gigabyte.
+    /// Largest segment file read (a file holds at most ``BundleLayout/eventsPerFile`` events, about
+    /// a megabyte): each is read whole, a few at once, so a hostile one must not be a gigabyte.
     static let segmentLimit = 64 << 20
 
     /// Segment files whose digests are kept for the proof scan (a bundle of 100 million events
@@ -88,8 +105,17 @@ enum BundleAuditIndex {
                 }
                 if index.segmentDigests.count < Self.keptDigests { index.segmentDigests[entry.localHeaderOffset] = (entry, segment.file) }
                 for line in segment.lines {
-                    guard case .event(let event, let hashMatches, let recomputed, let recorded) = line else {
+                    let event: Link, hashMatches: Bool, recomputed: [UInt8], recorded: (UUID, RecordedEventDigests)?
+                    switch line {
+                    case .event(let link, let matches, let hash, let digests): (event, hashMatches, recomputed, recorded) = (link, matches, hash, digests)
+                    case .unreadable:
                         fail(name, "a line is not an audit event")
+                        continue
+                    case .tooLong:
+                        fail(name, "a line is longer than \(Self.lineLimit) bytes")
+                        continue
+                    case .tooMany(let count):
+                        fail(name, "holds \(count) lines more than the \(BundleLayout.eventsPerFile) events a segment file holds")
                         continue
                     }
                     report.auditEvents += 1
@@ -122,30 +148,38 @@ enum BundleAuditIndex {
     static func read(_ archive: ZipArchiveReader, _ entry: ZipArchiveReader.Entry) -> Result<Segment, ZipArchiveReader.Failure> {
         Result { () throws(ZipArchiveReader.Failure) in
             let contents = try archive.contents(of: entry, limit: segmentLimit)
-            let lines = Self.lines(contents).map { line in
+            let (kept, more) = Self.lines(contents, limit: BundleLayout.eventsPerFile)
+            var lines = kept.map { line in
+                guard line.count <= lineLimit else { return Line.tooLong }
                 guard let event = try? BundleEventLine.parse(line).event else { return Line.unreadable }
                 let recomputed = event.recomputedHash
-                return .event(event, hashMatches: recomputed == event.hash, recomputed: recomputed, recorded: RecordedEventDigests.of(event))
+                return .event(Link(seq: event.seq, chain: event.chain, hash: event.hash, prevHash: event.prevHash),
+                              hashMatches: recomputed == event.hash, recomputed: recomputed, recorded: RecordedEventDigests.of(event))
             }
+            if more > 0 { lines.append(.tooMany(more)) }
             return Segment(file: BundleProofScan.ReadEntry(bytes: contents.count, sha256: Digest32.of(contents)), lines: lines)
         }
     }
 
-    /// The non-empty lines of `contents` (split at `\n` with `memchr`: the generic `split` cost a
-    /// tenth of the segments' reading).
-    static func lines(_ contents: [UInt8]) -> [ArraySlice<UInt8>] {
+    /// The non-empty lines of `contents`, at most `limit` of them, and how many more there are
+    /// (counted, not kept). Split at `\n` with `memchr`: the generic `split` cost a tenth of the
+    /// segments' reading.
+    static func lines(_ contents: [UInt8], limit: Int = .max) -> (lines: [ArraySlice<UInt8>], more: Int) {
         var lines: [ArraySlice<UInt8>] = []
+        var more = 0
         contents.withUnsafeBytes { (bytes: UnsafeRawBufferPointer) in
             guard let base = bytes.baseAddress else { return }
             var start = 0
             while start < bytes.count {
                 let found = memchr(base + start, 0x0A, bytes.count - start)
                 let end = found.map { base.distance(to: UnsafeRawPointer($0)) } ?? bytes.count
-                if end > start { lines.append(contents[start..<end]) }
+                if end > start {
+                    if lines.count < limit { lines.append(contents[start..<end]) } else { more += 1 }
+                }
                 start = end + 1
             }
         }
-        return lines
+        return (lines, more)
     }
 
     /// `CC` of `audit/chain-CC/…`.

@@ -109,7 +109,7 @@ struct BundleEventIndex {
     /// The event `seq` of `chain`, read again from the segment file that holds it.
     private func reread(_ id: UUID, seq: Int64, chain: Int16) -> RecordedEventDigests? {
         guard let file = file(chain: chain, seq: seq), let contents = try? archive.contents(of: file, limit: BundleAuditIndex.segmentLimit) else { return nil }
-        for line in BundleAuditIndex.lines(contents) {
+        for line in BundleAuditIndex.lines(contents, limit: BundleLayout.eventsPerFile).lines {
             guard let event = try? BundleEventLine.parse(line).event, event.seq == seq,
                   let recorded = RecordedEventDigests.of(event), recorded.0 == id else { continue }
             return recorded.1
