@@ -211,7 +211,8 @@ struct StandaloneBundleTests {
 
     /// A forged bundle must not grow the verifier's memory with its size (issue 23): one
     /// `proof_recorded` event repeated thousands of times is named, then counted; files that no
-    /// checksums file covers are held only up to ``BundleProofScan/pendingLimit``, then reported.
+    /// checksums file covers are held only up to ``BundleProofScan/pendingLimit``, then reported;
+    /// segment files past ``BundleAuditIndex/segmentFileLimit`` are not listed.
     @Test("a repeated proof event and a flood of files without checksums are reported, not held")
     func forgedRepetitionIsBounded() async throws {
         try await Self.withBundle { bundle, key in
@@ -235,7 +236,8 @@ struct StandaloneBundleTests {
             // More files since the last checksums file than a bundle ever holds: empty segment
             // files of chain 15 (which fail nothing else), after the first entry. Those past the
             // limit are reported as they come, and the memory they would take is not held.
-            let flood = (0..<(BundleProofScan.pendingLimit + 10)).map {
+            // More segment files than a bundle can hold, too: those past the limit are not listed.
+            let flood = (0..<(max(BundleProofScan.pendingLimit, BundleAuditIndex.segmentFileLimit) + 10)).map {
                 (name: BundleLayout.segmentFile(chain: 15, firstSeq: 1 << 40 + Int64($0)), contents: [UInt8]())
             }
             let flooded = ExportBundleVerifier.verify(try Self.inserting(flood, into: bundle), trustedKey: key)
@@ -243,6 +245,8 @@ struct StandaloneBundleTests {
             #expect(past.first?.file == BundleLayout.segmentFile(chain: 15, firstSeq: 1 << 40 + Int64(BundleProofScan.pendingLimit - 1)),
                     "\(flooded.failures.prefix(3))")
             #expect(past.count >= 9)
+            let unlisted = flooded.failures.filter { $0.reason.hasPrefix("is past the \(BundleAuditIndex.segmentFileLimit) audit segment files") }
+            #expect(unlisted.first?.file == BundleLayout.segmentFile(chain: 15, firstSeq: 1 << 40 + Int64(BundleAuditIndex.segmentFileLimit)))
         }
     }
 

@@ -45,9 +45,9 @@ enum BundleAuditIndex {
     /// a megabyte): each is read whole, a few at once, so a hostile one must not be a gigabyte.
     static let segmentLimit = 64 << 20
 
-    /// Segment files whose digests are kept for the proof scan (a bundle of 100 million events
-    /// has 100,000): a forged bundle of millions of empty ones has the rest read again instead.
-    static let keptDigests = 100_000
+    /// Most segment files read (each holds up to 1,000 events: a bundle of 100 million events has
+    /// 100,000); their names, entries and digests are held for the proof scan.
+    static let segmentFileLimit = 100_000
 
     /// The events of the segments' `proof_recorded` events, by proof id.
     static func build(_ archive: ZipArchiveReader, segments: [(name: String, entry: ZipArchiveReader.Entry)], heads: [AuditChainHead],
@@ -103,7 +103,7 @@ enum BundleAuditIndex {
                     continue
                 case .success(let read): segment = read
                 }
-                if index.segmentDigests.count < Self.keptDigests { index.segmentDigests[entry.localHeaderOffset] = (entry, segment.file) }
+                index.segmentDigests[entry.localHeaderOffset] = (entry, segment.file)
                 for line in segment.lines {
                     let event: Link, hashMatches: Bool, recomputed: [UInt8], recorded: (UUID, RecordedEventDigests)?
                     switch line {

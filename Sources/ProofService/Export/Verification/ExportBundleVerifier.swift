@@ -124,7 +124,13 @@ public enum ExportBundleVerifier {
                     if trailer[entry.name] != nil { fail(entry.name, "appears twice in the archive") }
                     trailer[entry.name] = entry
                 } else if entry.name.hasPrefix(BundleLayout.auditPrefix) {
-                    audit.append((entry.name, entry))
+                    // Listed in memory (sorted before reading): a forged bundle of millions of
+                    // empty segment files is refused past the most a bundle can need.
+                    if audit.count < BundleAuditIndex.segmentFileLimit {
+                        audit.append((entry.name, entry))
+                    } else {
+                        fail(entry.name, "is past the \(BundleAuditIndex.segmentFileLimit) audit segment files a bundle can hold; not read")
+                    }
                 }
             }
         } catch {
