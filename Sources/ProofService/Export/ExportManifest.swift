@@ -60,8 +60,8 @@ public struct ExportManifest: Codable, Equatable {
     /// A delivery reference as one path component: references are `A-Z a-z 0-9 . _ : -` starting
     /// with a letter or digit, so only `:` (not allowed in Windows file names) needs escaping, as `%3A`.
     public static func pathComponent(_ reference: String) -> String {
-        // Most references have no `:`; Foundation's replace copied each one through NSString, a
-        // tenth of the verifier's serial work.
+        // Most references have no `:`; Foundation's replace copied each one through NSString,
+        // on the verifier's serial thread, for every proof.
         guard reference.utf8.contains(UInt8(ascii: ":")) else { return reference }
         return String(decoding: reference.utf8.flatMap { $0 == UInt8(ascii: ":") ? Array("%3A".utf8) : [$0] }, as: UTF8.self)
     }

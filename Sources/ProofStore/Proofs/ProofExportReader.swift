@@ -47,9 +47,9 @@ public struct ProofExportReader: Sendable {
             try await start(Snapshot(heads: heads, proofCount: count))
             var bounds = AuditSegment(heads: heads)
             let pageSize = self.pageSize
-            // The next page is fetched while `each` handles this one (the session is otherwise
-            // idle then): read, then handed on, one after the other, the database's time and the
-            // exporter's packing and writing added up, leaving a core idle half the export.
+            // The next page is fetched while `each` handles this one (the session is idle then):
+            // fetched only after `each` returned, the database's time and the exporter's packing
+            // and writing added up.
             var page = try await Self.fetch(after: nil, since: since, until: until, pageSize: pageSize, in: session)
             while !page.proofs.isEmpty {
                 let more = page.proofs.count == pageSize, cursor = page.last

@@ -162,8 +162,8 @@ enum BundleAuditIndex {
     }
 
     /// The non-empty lines of `contents`, at most `limit` of them, and how many more there are
-    /// (counted, not kept). Split at `\n` with `memchr`: the generic `split` cost a tenth of the
-    /// segments' reading.
+    /// (counted, not kept). Split at `\n` with `memchr`: the generic `split` compared byte by
+    /// byte through a closure.
     static func lines(_ contents: [UInt8], limit: Int = .max) -> (lines: [ArraySlice<UInt8>], more: Int) {
         var lines: [ArraySlice<UInt8>] = []
         var more = 0
