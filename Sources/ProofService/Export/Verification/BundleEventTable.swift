@@ -34,8 +34,8 @@ final class BundleEventTable {
     }
 
     static let recordSize = 64
-    /// Slots built in memory at once while sealing (8 MiB): a million proofs take 16 passes over
-    /// the appended records, each a sequential read the page cache serves.
+    /// Slots built in memory at once while sealing (8 MiB); past one window, the records are first
+    /// sorted into a run per window, so each window reads only its own.
     static let windowSlots = 1 << 17
     /// This table's window (smaller in tests, to cross windows and wrap with few records).
     private let windowSlots: Int
@@ -117,22 +117,58 @@ final class BundleEventTable {
                 }
             }
         }
+        /// Calls `body` with each record of `count` from `offset` on, read 1 MiB at a time.
+        func forEachRecord(from offset: Int64, count: Int, _ body: (UnsafeRawBufferPointer) -> Void) throws(Failure) {
+            var done = 0
+            while done < count {
+                let chunk = try read(at: offset + Int64(done) * Int64(Self.recordSize),
+                                     count: min(1 << 20, (count - done) * Self.recordSize))
+                chunk.withUnsafeBytes { bytes in
+                    for start in stride(from: 0, to: bytes.count, by: Self.recordSize) {
+                        body(UnsafeRawBufferPointer(rebasing: bytes[start..<start + Self.recordSize]))
+                    }
+                }
+                done += chunk.count / Self.recordSize
+            }
+        }
+        func windowNumber(of record: UnsafeRawBufferPointer) -> Int {
+            homeSlot(record.loadUnaligned(fromByteOffset: 60, as: UInt32.self)) / windowSlots
+        }
+        // The records sorted into one run per window (after the table), in their order: each
+        // window then reads its own records only, so sealing reads every record three times
+        // whatever the number of windows.
+        var runs = [Int](repeating: 0, count: windows + 1)
+        let runsStart = tableStart + Int64(slots) * Int64(Self.recordSize)
+        if windows > 1 {
+            try forEachRecord(from: 0, count: count) { record in runs[windowNumber(of: record) + 1] += 1 }
+            for number in 0..<windows { runs[number + 1] += runs[number] }
+            var next = Array(runs.dropLast())
+            var buffers = [[UInt8]](repeating: [], count: windows)
+            func flush(_ number: Int) throws(Failure) {
+                try write(buffers[number], at: runsStart + Int64(next[number]) * Int64(Self.recordSize))
+                next[number] += buffers[number].count / Self.recordSize
+                buffers[number].removeAll(keepingCapacity: true)
+            }
+            var failure: Failure?
+            try forEachRecord(from: 0, count: count) { record in
+                guard failure == nil else { return }
+                let number = windowNumber(of: record)
+                buffers[number] += record
+                guard buffers[number].count >= 64 * Self.recordSize else { return }
+                do throws(Failure) { try flush(number) } catch { failure = error }
+            }
+            if let failure { throw failure }
+            for number in 0..<windows where !buffers[number].isEmpty { try flush(number) }
+        }
         for number in 0..<windows {
             let first = number * windowSlots
             window.withUnsafeMutableBytes { _ = memset($0.baseAddress!, 0, $0.count) }
             placeCarried()
-            var offset: Int64 = 0
-            while offset < appended {
-                let chunk = try read(at: offset, count: Int(min(Int64(1 << 20), appended - offset)))
-                chunk.withUnsafeBytes { bytes in
-                    for start in stride(from: 0, to: bytes.count, by: Self.recordSize) {
-                        let home = homeSlot(bytes.loadUnaligned(fromByteOffset: start + 60, as: UInt32.self))
-                        guard home >= first, home < first + windowSlots else { continue }
-                        let record = UnsafeRawBufferPointer(rebasing: bytes[start..<start + Self.recordSize])
-                        if !place(record, from: home - first) { carried += record }
-                    }
-                }
-                offset += Int64(chunk.count)
+            let (start, records) = windows > 1 ? (runsStart + Int64(runs[number]) * Int64(Self.recordSize), runs[number + 1] - runs[number])
+                : (0, count)
+            try forEachRecord(from: start, count: records) { record in
+                let home = homeSlot(record.loadUnaligned(fromByteOffset: 60, as: UInt32.self))
+                if !place(record, from: home - first) { carried += record }
             }
             try write(window, at: tableStart + Int64(first) * Int64(Self.recordSize))
         }
