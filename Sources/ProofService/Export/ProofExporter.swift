@@ -99,8 +99,6 @@ public struct ProofExporter: Sendable {
         var count = 0
         typealias Page = (task: Task<[BundleProofPacker.Packed], any Error>, proofs: Int)
         var packing: Page?
-        /// The newest segment event read, by chain.
-        var tails: [Int16: (seq: Int64, hash: [UInt8])] = [:]
         // Held in `packing` from the moment it starts, so a failure anywhere stops it.
         defer { packing?.task.cancel() }
         /// Writes `page` once it is packed.
@@ -118,32 +116,28 @@ public struct ProofExporter: Sendable {
         }
         // The segments end at a stored checkpoint of this key that covers every exported proof
         // (the scheduled one just after the period), else at the export's own snapshot.
-        let stored = try await reader.read(since: since, until: until, start: { seen in
-            // The heads of the export's own snapshot: the checkpoint covers exactly the events
-            // (every exported proof's `proof_recorded` among them) that snapshot sees.
-            signed = try AuditCheckpoint.sign(heads: seen.heads, key: key)
-            total = seen.proofCount
-        }, each: { proofs in
-            let previous = packing
-            packing = (Task { try await pack(proofs) }, proofs.count)
-            if let previous { try await write(previous) }
-        }, withSegments: true, storedCheckpointKey: key.publicKey.rawRepresentation, segment: { event in
-            // Each chain's events must link one to the next (the verifier re-hashes them too).
-            if let tail = tails[event.chain], tail.hash != event.prevHash || tail.seq >= event.seq {
-                throw ExportError.segmentMissesCheckpoint(chain: event.chain, seq: event.seq)
-            }
-            tails[event.chain] = (event.seq, event.hash)
-            try await writePacked()
-            try await bundle.write(event: event, to: sink)
-        })
+        let stored: AuditCheckpoint?
+        do {
+            stored = try await reader.read(since: since, until: until, start: { seen in
+                // The heads of the export's own snapshot: the checkpoint covers exactly the events
+                // (every exported proof's `proof_recorded` among them) that snapshot sees.
+                signed = try AuditCheckpoint.sign(heads: seen.heads, key: key)
+                total = seen.proofCount
+            }, each: { proofs in
+                let previous = packing
+                packing = (Task { try await pack(proofs) }, proofs.count)
+                if let previous { try await write(previous) }
+            }, withSegments: true, storedCheckpointKey: key.publicKey.rawRepresentation, segment: { event in
+                try await writePacked()
+                try await bundle.write(event: event, to: sink)
+            })
+        } catch let broken as AuditSegment.Break {
+            // The segments do not reach the heads the checkpoint signs: nothing is signed.
+            throw ExportError.segmentMissesCheckpoint(chain: broken.chain, seq: broken.seq)
+        }
         try await writePacked()
         guard let fresh = signed else { throw ExportError.noSnapshot }
         let checkpoint = stored ?? fresh
-        // ... and end at the head the checkpoint signs: a stored checkpoint is older than the
-        // export, so a chain rewritten since no longer reaches it.
-        for (chain, tail) in tails where !checkpoint.heads.contains(where: { $0.chain == chain && $0.seq == tail.seq && $0.hash == tail.hash }) {
-            throw ExportError.segmentMissesCheckpoint(chain: chain, seq: tail.seq)
-        }
         try await bundle.finish(key: key, to: sink) { checksums in
             try ExportManifest(createdAt: exportedAt, since: since, until: until, proofCount: count, checkpoint: checkpoint,
                                checksums: checksums).encoded()

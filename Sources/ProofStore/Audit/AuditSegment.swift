@@ -45,17 +45,37 @@ public struct AuditSegment: Sendable {
         return event.seq >= first && event.seq <= head.seq
     }
 
+    /// A segment that does not link event to event up to its head (an event changed, removed or
+    /// reordered since the head was signed): `seq` is where the chain `chain` breaks off.
+    public struct Break: Error, Equatable {
+        public var chain: Int16
+        public var seq: Int64
+    }
+
     /// Reads every event of the segments in `session` (the export's snapshot), by ascending seq,
-    /// in pages of ``pageSize``: one pass over the log from the oldest segment's start.
+    /// in pages of ``pageSize``: one pass over the log from the oldest segment's start. Throws
+    /// ``Break`` when a chain's events do not link one to the next, or do not end at its head: a
+    /// head from a stored checkpoint is older than the snapshot, so a chain rewritten since no
+    /// longer reaches it (the events read so far have been handed to `each`).
     func read(in session: PostgresSession, each: (AuditEvent) async throws -> Void) async throws {
         guard let start = firstSeq.values.min() else { return }
         let last = firstSeq.keys.compactMap { heads[$0]?.seq }.max() ?? start
         var key = (start - 1, AuditTimestamp(micros: -62_135_596_800_000_000))  // year 1: below any event, inside timestamptz's range
-        while true {
+        var tails: [Int16: (seq: Int64, hash: [UInt8])] = [:]
+        reading: while true {
             let page = try await AuditLog.page(after: key, limit: Self.pageSize, in: session)
-            for event in page where contains(event) { try await each(event) }
-            guard let tail = page.last, page.count == Self.pageSize, tail.seq < last else { return }
+            for event in page where contains(event) {
+                if let tail = tails[event.chain], tail.hash != event.prevHash || tail.seq >= event.seq {
+                    throw Break(chain: event.chain, seq: event.seq)
+                }
+                tails[event.chain] = (event.seq, event.hash)
+                try await each(event)
+            }
+            guard let tail = page.last, page.count == Self.pageSize, tail.seq < last else { break reading }
             key = (tail.seq, AuditTimestamp(micros: tail.occurredAtMicros))
+        }
+        for (chain, tail) in tails where heads[chain].map({ $0.seq != tail.seq || $0.hash != tail.hash }) ?? true {
+            throw Break(chain: chain, seq: tail.seq)
         }
     }
 }

@@ -61,8 +61,7 @@ public struct ProofExportReader: Sendable {
             }
             guard withSegments else { return nil }
             var ending: AuditCheckpoint?
-            if let storedCheckpointKey, let covering = try await Self.covering(bounds, key: storedCheckpointKey, in: session),
-               let shorter = bounds.ending(at: covering.heads) {
+            if let storedCheckpointKey, let (covering, shorter) = try await Self.covering(bounds, key: storedCheckpointKey, in: session) {
                 bounds = shorter
                 ending = covering
             }
@@ -76,8 +75,9 @@ public struct ProofExportReader: Sendable {
     static let coveringCandidates = 16
 
     /// The oldest stored version 2 checkpoint signed by `key`, among the first
-    /// ``coveringCandidates`` from the newest event of `bounds` on, whose heads cover `bounds`.
-    static func covering(_ bounds: AuditSegment, key: [UInt8], in session: PostgresSession) async throws -> AuditCheckpoint? {
+    /// ``coveringCandidates`` from the newest event of `bounds` on, whose heads cover `bounds`, with
+    /// `bounds` ending at those heads.
+    static func covering(_ bounds: AuditSegment, key: [UInt8], in session: PostgresSession) async throws -> (AuditCheckpoint, AuditSegment)? {
         guard let newest = bounds.lastSeq.values.max() else { return nil }
         let rows = try await session.query("""
             SELECT \(unescaped: AuditCheckpointStore.columns) FROM audit_checkpoints
@@ -86,7 +86,7 @@ public struct ProofExportReader: Sendable {
             """).rows
         for row in rows {
             let checkpoint = try AuditCheckpointStore.checkpoint(row)
-            if checkpoint.hasValidSignature, bounds.ending(at: checkpoint.heads) != nil { return checkpoint }
+            if checkpoint.hasValidSignature, let ending = bounds.ending(at: checkpoint.heads) { return (checkpoint, ending) }
         }
         return nil
     }
