@@ -76,9 +76,7 @@ enum BundleProofCheck {
                 fail(name, "SHA-256 \(found.sha256) (\(found.bytes) bytes) differs from metadata.json's \(listed.sha256) (\(listed.bytes) bytes)")
             }
         }
-        if files.keys.contains(where: { !BundleLayout.proofFiles.contains($0) }) {
-            for name in files.keys.sorted() where !BundleLayout.proofFiles.contains(name) { fail(name, "is not a file of a proof") }
-        }
+        for name in files.keys.filter({ !BundleLayout.proofFiles.contains($0) }).sorted() { fail(name, "is not a file of a proof") }
         if let points = files["points"], Digest32(hex: proof.original.sha256) != points.sha256 || proof.original.size != points.bytes {
             fail("metadata.json", "original.sha256/size do not describe the points file")
         }

@@ -53,14 +53,14 @@ enum BundleProofScan {
     /// segments, read while indexing) are not read again.
     static func read(_ archive: ZipArchiveReader, _ entries: ArraySlice<ZipArchiveReader.Entry>,
                      known: [UInt64: (entry: ZipArchiveReader.Entry, read: ReadEntry)]) -> [Result<ReadEntry, ZipArchiveReader.Failure>?] {
-        func read(_ entry: ZipArchiveReader.Entry) -> ReadEntry? {
+        func alreadyRead(_ entry: ZipArchiveReader.Entry) -> ReadEntry? {
             guard let found = known[entry.localHeaderOffset], found.entry == entry else { return nil }
             return found.read
         }
-        let parallel = entries.filter { Self.readsInParallel($0) && read($0) == nil }
+        let parallel = entries.filter { Self.readsInParallel($0) && alreadyRead($0) == nil }
         var contents = zip(parallel, archive.contents(ofRun: parallel[...], limit: entryLimit)).makeIterator()
         return entries.map { entry in
-            if let found = read(entry) { return .success(found) }
+            if let found = alreadyRead(entry) { return .success(found) }
             guard Self.readsInParallel(entry), let (read, bytes) = contents.next() else { return nil }
             return found(read, bytes)
         }
