@@ -8,16 +8,17 @@ import Foundation
 public struct CanonicalEncoder: Sendable {
     public private(set) var bytes: [UInt8] = []
 
-    /// An empty encoding.
-    public init() {}
+    /// An empty encoding, with room for `capacity` bytes.
+    public init(capacity: Int = 0) {
+        bytes.reserveCapacity(capacity)
+    }
 
     /// Text, or null.
     public mutating func text(_ value: String?) {
         guard let value else { bytes.append(0); return }
         bytes.append(1)
-        let utf8 = Array(value.utf8)
-        uint32(UInt32(utf8.count))
-        bytes.append(contentsOf: utf8)
+        uint32(UInt32(value.utf8.count))
+        bytes.append(contentsOf: value.utf8)
     }
 
     /// A number, or null.

@@ -14,22 +14,19 @@ enum BundleProofCheck {
         var sha256: Digest32
     }
 
-    /// A `metadata.json` read, and the digest of the facts it states: the costly part of a check,
-    /// which the verifier does for many folders at once on all cores (``read(_:)``).
+    /// A `metadata.json` read: the costly part of a check, which the verifier does for many
+    /// folders at once on all cores (``read(_:)``).
     /// A class: the verifier hands each one from a worker through its batch to the serial check,
-    /// and copying the parsed document at every step cost more than sharing it.
+    /// and copying the read document at every step cost more than sharing it.
     final class Metadata: Sendable {
         let document: Result<BundleProofReading, BundleJSONError>
-        let factsDigest: Digest32?
 
-        init(document: Result<BundleProofReading, BundleJSONError>, factsDigest: Digest32?) {
+        init(document: Result<BundleProofReading, BundleJSONError>) {
             self.document = document
-            self.factsDigest = factsDigest
         }
 
         static func read(_ bytes: [UInt8]) -> Metadata {
-            let document = Result { () throws(BundleJSONError) in try BundleProofReading.parse(bytes) }
-            return Metadata(document: document, factsDigest: try? Digest32(document.get().facts.digest))
+            Metadata(document: Result { () throws(BundleJSONError) in try BundleProofReading.parse(bytes) })
         }
     }
 
@@ -59,43 +56,43 @@ enum BundleProofCheck {
             fail("metadata.json", "not a version 3 proof document (\(error))")
             return Outcome(proofID: nil, failures: failures)
         }
-        let proof = document.proof
-        if BundleLayout.folder(proof.reference) != folder || document.delivery.reference != proof.reference {
-            fail("metadata.json", "names delivery \(proof.reference), but lies in \(folder)")
+        let reference = document.reference
+        if BundleLayout.folder(reference) != folder || document.deliveryReference != reference {
+            fail("metadata.json", "names delivery \(reference), but lies in \(folder)")
         }
         for name in BundleLayout.proofFiles.dropFirst() {
             guard let found = files[name] else {
                 fail(name, "missing from the bundle")
                 continue
             }
-            guard let listed = document.files[name], let listedDigest = Digest32(hex: listed.sha256) else {
+            guard let listed = document.file(name), let listedDigest = listed.sha256 else {
                 fail("metadata.json", "does not list \(name)")
                 continue
             }
             if listed.bytes != found.bytes || listedDigest != found.sha256 {
-                fail(name, "SHA-256 \(found.sha256) (\(found.bytes) bytes) differs from metadata.json's \(listed.sha256) (\(listed.bytes) bytes)")
+                fail(name, "SHA-256 \(found.sha256) (\(found.bytes) bytes) differs from metadata.json's \(listedDigest) (\(listed.bytes) bytes)")
             }
         }
         for name in files.keys.filter({ !BundleLayout.proofFiles.contains($0) }).sorted() { fail(name, "is not a file of a proof") }
-        if let points = files["points"], Digest32(hex: proof.original.sha256) != points.sha256 || proof.original.size != points.bytes {
+        if let points = files["points"], document.originalSHA256 != points.sha256 || document.originalSize != points.bytes {
             fail("metadata.json", "original.sha256/size do not describe the points file")
         }
-        if let png = files["signature.png"], Digest32(hex: proof.png.sha256) != png.sha256 {
+        if let png = files["signature.png"], document.pngSHA256 != png.sha256 {
             fail("metadata.json", "png.sha256 does not describe signature.png")
         }
-        let facts = metadata.factsDigest ?? Digest32(document.facts.digest)
+        let facts = document.factsDigest
         let signed = document.deviceSignature
-        let actual = RecordedEventDigests(seq: 0, chain: 0, subject: "delivery:" + proof.reference, points: files["points"]?.sha256,
+        let actual = RecordedEventDigests(seq: 0, chain: 0, subject: "delivery:" + reference, points: files["points"]?.sha256,
                                           png: files["signature.png"]?.sha256, ink: files["ink"]?.sha256, metadata: facts,
                                           deviceKeyID: signed?.keyID, deviceSignature: signed.flatMap { Data(base64Encoded: $0.signature) }?.hexString)
-        guard let recorded = event(proof.proofID, actual) else {
-            fail("", "proof \(proof.proofID.uuidString.lowercased()) has no proof_recorded event in the bundle's audit segments")
-            return Outcome(proofID: proof.proofID, failures: failures)
+        guard let recorded = event(document.proofID, actual) else {
+            fail("", "proof \(document.proofID.uuidString.lowercased()) has no proof_recorded event in the bundle's audit segments")
+            return Outcome(proofID: document.proofID, failures: failures)
         }
         // Described only when something fails: every proof of a bundle is checked.
         var at: String { "its proof_recorded event (seq \(recorded.seq), chain \(recorded.chain))" }
-        if recorded.subject != "delivery:" + proof.reference {
-            fail("metadata.json", "the proof belongs to delivery:\(proof.reference), \(at) to \(recorded.subject)")
+        if recorded.subject != "delivery:" + reference {
+            fail("metadata.json", "the proof belongs to delivery:\(reference), \(at) to \(recorded.subject)")
         }
         func bound(_ name: String, _ digest: Digest32?, _ what: String) {
             guard let found = files[name]?.sha256 else { return }
@@ -111,8 +108,8 @@ enum BundleProofCheck {
         if let expected = recorded.metadata, facts != expected {
             fail("metadata.json", "its proof facts hash to \(facts), but \(at) binds metadata_sha256 \(expected)")
         }
-        if let failure = checkDevice(signed, recorded: recorded, reference: proof.reference, at: at) { fail("metadata.json", failure) }
-        return Outcome(proofID: proof.proofID, failures: failures)
+        if let failure = checkDevice(signed, recorded: recorded, reference: reference, at: at) { fail("metadata.json", failure) }
+        return Outcome(proofID: document.proofID, failures: failures)
     }
 
     /// The device signature `metadata.json` states against the one `recorded` binds (both absent for

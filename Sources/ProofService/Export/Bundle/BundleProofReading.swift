@@ -1,66 +1,17 @@
 import Foundation
 import ProofStore
 
-/// A version 3 `metadata.json` read back: what the verifier needs to recompute the proof facts
-/// digest (`metadata_sha256`) and to check the folder's other files. Read strictly by
-/// ``BundleJSONParser`` (not `JSONDecoder`, which was the verifier's largest cost): a missing or
-/// mistyped member is a failure naming the member, never a crash. Members it does not use are
-/// ignored, as before.
+/// A version 3 `metadata.json` read back: what the verifier checks the proof's folder and event
+/// against, and the digest of the proof facts it states (`metadata_sha256`). Read strictly in one
+/// pass by ``BundleJSONParser/read(_:_:)``, without a tree (which cost more than the reading
+/// itself): a missing or mistyped member is a failure naming the member, never a crash. Members it
+/// does not use are skipped, still checked as JSON.
 struct BundleProofReading: Sendable {
-    struct Delivery: Sendable {
-        var reference: String
-    }
-
+    /// A file `files` lists.
     struct File: Sendable {
         var bytes: Int
-        var sha256: String
-    }
-
-    struct Signer: Sendable { var name: String }
-    struct Location: Sendable {
-        var lat: Double
-        var lon: Double
-        var accuracyM: Double?
-    }
-
-    struct Device: Sendable { var id, model, os, app: String? }
-    struct Original: Sendable {
-        var contentType: String
-        var contentEncoding: String?
-        var sha256: String
-        var size: Int
-    }
-
-    struct Ink: Sendable { var format: String; var points: Int32; var strokes: Int32 }
-    struct PNG: Sendable { var sha256: String; var width: Int32; var height: Int32 }
-    struct Uploader: Sendable {
-        var keyID: UUID
-    }
-
-    /// A render option's value, by kind (the facts encode options by value).
-    enum OptionValue: Sendable {
-        case bool(Bool), number(Double), string(String), null
-    }
-
-    struct Proof: Sendable {
-        var proofID: UUID
-        var reference: String
-        var signer: Signer
-        var capturedAtMicros: Int64
-        var capturedAtOffsetMinutes: Int32
-        var capturedAtAsSent: String
-        var receivedAtMicros: Int64
-        var location: Location?
-        var distanceToDestinationMeters: Double?
-        var geofenceRadiusMeters: Double
-        var flags: [String]
-        var device: Device
-        var original: Original
-        var ink: Ink
-        var png: PNG
-        var renderOptions: [String: OptionValue]
-        var algorithmVersion: String
-        var uploadedBy: Uploader
+        /// Nil when its `sha256` is not 64 hex digits.
+        var sha256: Digest32?
     }
 
     /// A device-signed upload's key and signature (base64), with the key's public key.
@@ -70,97 +21,302 @@ struct BundleProofReading: Sendable {
         var signature: String
     }
 
-    var delivery: Delivery
-    var files: [String: File]
-    var proof: Proof
+    /// `delivery.reference`.
+    var deliveryReference: String
+    /// The members of `files`, in document order.
+    var files: [(name: String, file: File)]
+    /// `proof.proof_id`.
+    var proofID: UUID
+    /// `proof.reference`.
+    var reference: String
+    /// `proof.original.sha256` (nil when not 64 hex digits) and `proof.original.size`.
+    var originalSHA256: Digest32?
+    var originalSize: Int
+    /// `proof.png.sha256` (nil when not 64 hex digits).
+    var pngSHA256: Digest32?
     var deviceSignature: DeviceSignatureMember?
+    /// SHA-256 of the proof facts the document states (``ProofStore/ProofFacts/digest``).
+    var factsDigest: Digest32
+
+    /// The file `files` lists as `name`.
+    func file(_ name: String) -> File? { files.first { $0.name == name }?.file }
 
     /// Parses `bytes`; the error says what is wrong.
     static func parse(_ bytes: [UInt8]) throws(BundleJSONError) -> BundleProofReading {
-        let root = try BundleJSONParser.parse(bytes)
-        _ = try root.members("the document")
-        var files: [String: File] = [:]
-        for (name, file) in try root.object("files").members("files") {
-            files[name] = File(bytes: try file.int("bytes"), sha256: try file.string("sha256"))
+        try BundleJSONParser.read(bytes) { (json) throws(BundleJSONError) in
+            guard json.atObject else { throw BundleJSONError("the document is not an object") }
+            var reference: String?, files: [(name: String, file: File)]?, proof: Proof?
+            var signed: DeviceSignatureMember?
+            try json.forEachMember(depth: 1) { (json, name) throws(BundleJSONError) in
+                if json.token(name, is: "delivery") {
+                    reference = try member(of: &json, depth: 2, "delivery", "reference") { (json) throws(BundleJSONError) in
+                        try json.readString("reference")
+                    }
+                } else if json.token(name, is: "files") {
+                    files = try readFiles(&json)
+                } else if json.token(name, is: "proof") {
+                    proof = try Proof.read(&json)
+                } else if json.token(name, is: "device_signature") {
+                    signed = try readDeviceSignature(&json)
+                } else {
+                    try json.skipValue(depth: 1)
+                }
+            }
+            guard let files else { throw BundleJSONError("files is missing") }
+            guard let reference else { throw BundleJSONError("delivery is missing") }
+            guard let proof else { throw BundleJSONError("proof is missing") }
+            return BundleProofReading(deliveryReference: reference, files: files, proofID: proof.facts.proofID, reference: proof.facts.reference,
+                                      originalSHA256: proof.originalSHA256, originalSize: proof.originalSize, pngSHA256: proof.pngSHA256,
+                                      deviceSignature: signed,
+                                      factsDigest: Digest32(proof.facts.digest))
         }
-        let signed = try root.optionalObject("device_signature").map { (member) throws(BundleJSONError) in
-            DeviceSignatureMember(keyID: try member.string("key_id"), publicKey: try member.string("public_key"),
-                                  signature: try member.string("signature"))
-        }
-        return BundleProofReading(delivery: Delivery(reference: try root.object("delivery").string("reference")), files: files,
-                                  proof: try proof(root.object("proof")), deviceSignature: signed)
     }
 
-    private static func proof(_ proof: BundleJSONValue) throws(BundleJSONError) -> Proof {
-        let location = try proof.optionalObject("location")
-        let device = try proof.object("device"), original = try proof.object("original"), ink = try proof.object("ink")
-        let png = try proof.object("png")
-        var options: [String: OptionValue] = [:]
-        for (name, value) in try proof.object("render_options").members("render_options") {
-            switch value {
-            case .null: options[name] = .null
-            case .bool(let flag): options[name] = .bool(flag)
-            case .number(let text):
-                guard let number = Double(text), number.isFinite else { throw BundleJSONError("render_options.\(name) is out of range") }
-                options[name] = .number(number)
-            case .string(let text): options[name] = .string(text)
-            case .object, .array: throw BundleJSONError("render_options.\(name) is not a bool, number, string or null")
+    private static func readFiles(_ json: inout BundleJSONParser) throws(BundleJSONError) -> [(name: String, file: File)] {
+        guard json.atObject else { throw BundleJSONError("files is not an object") }
+        var files: [(name: String, file: File)] = []
+        files.reserveCapacity(4)
+        try json.forEachMember(depth: 2) { (json, name) throws(BundleJSONError) in
+            guard json.atObject else { throw BundleJSONError("files is not an object") }
+            var bytes: Int?, sha256: Digest32??
+            try json.forEachMember(depth: 3) { (json, member) throws(BundleJSONError) in
+                if json.token(member, is: "bytes") {
+                    bytes = Int(try json.readInt64("bytes"))
+                } else if json.token(member, is: "sha256") {
+                    sha256 = .some(try json.readDigest("sha256"))
+                } else {
+                    try json.skipValue(depth: 3)
+                }
+            }
+            guard let bytes else { throw BundleJSONError("bytes is missing") }
+            guard let sha256 else { throw BundleJSONError("sha256 is missing") }
+            files.append((name: json.text(name), file: File(bytes: bytes, sha256: sha256)))
+        }
+        return files
+    }
+
+    private static func readDeviceSignature(_ json: inout BundleJSONParser) throws(BundleJSONError) -> DeviceSignatureMember? {
+        if try json.readNull() { return nil }
+        guard json.atObject else { throw BundleJSONError("device_signature is not an object or null") }
+        var keyID: String?, publicKey: String?, signature: String?
+        try json.forEachMember(depth: 2) { (json, name) throws(BundleJSONError) in
+            if json.token(name, is: "key_id") {
+                keyID = try json.readString("key_id")
+            } else if json.token(name, is: "public_key") {
+                publicKey = try json.readString("public_key")
+            } else if json.token(name, is: "signature") {
+                signature = try json.readString("signature")
+            } else {
+                try json.skipValue(depth: 2)
             }
         }
-        return Proof(
-            proofID: try uuid(proof.string("proof_id"), "proof_id"), reference: try proof.string("reference"),
-            signer: Signer(name: try proof.object("signer").string("name")), capturedAtMicros: try proof.int64("captured_at_us"),
-            capturedAtOffsetMinutes: try proof.int32("captured_at_offset_min"), capturedAtAsSent: try proof.string("captured_at_as_sent"),
-            receivedAtMicros: try proof.int64("received_at_us"),
-            location: try location.map { (value) throws(BundleJSONError) in
-                Location(lat: try value.double("lat"), lon: try value.double("lon"), accuracyM: try value.optionalDouble("accuracy_m"))
-            },
-            distanceToDestinationMeters: try proof.optionalDouble("distance_to_destination_m"),
-            geofenceRadiusMeters: try proof.double("geofence_radius_m"), flags: try proof.strings("flags"),
-            device: Device(id: try device.optionalString("id"), model: try device.optionalString("model"), os: try device.optionalString("os"),
-                           app: try device.optionalString("app")),
-            original: Original(contentType: try original.string("content_type"), contentEncoding: try original.optionalString("content_encoding"),
-                               sha256: try original.string("sha256"), size: try original.int("size")),
-            ink: Ink(format: try ink.string("format"), points: try ink.int32("points"), strokes: try ink.int32("strokes")),
-            png: PNG(sha256: try png.string("sha256"), width: try png.int32("width"), height: try png.int32("height")),
-            renderOptions: options, algorithmVersion: try proof.string("algorithm_version"),
-            uploadedBy: Uploader(keyID: try uuid(proof.object("uploaded_by").string("key_id"), "uploaded_by.key_id")))
+        guard let keyID else { throw BundleJSONError("key_id is missing") }
+        guard let publicKey else { throw BundleJSONError("public_key is missing") }
+        guard let signature else { throw BundleJSONError("signature is missing") }
+        return DeviceSignatureMember(keyID: keyID, publicKey: publicKey, signature: signature)
     }
 
-    private static func uuid(_ text: String, _ name: String) throws(BundleJSONError) -> UUID {
-        guard let id = UUID(text: text) else { throw BundleJSONError("\(name) is not a UUID") }
-        return id
-    }
-
-    /// The facts this document states.
-    var facts: ProofFacts {
-        ProofFacts(proofID: proof.proofID, reference: proof.reference, signerName: proof.signer.name,
-                   capturedAtMicros: proof.capturedAtMicros, capturedAtOffsetMinutes: proof.capturedAtOffsetMinutes,
-                   capturedAtText: proof.capturedAtAsSent, receivedAtMicros: proof.receivedAtMicros, locationLat: proof.location?.lat,
-                   locationLon: proof.location?.lon, locationAccuracyMeters: proof.location?.accuracyM,
-                   distanceToDestinationMeters: proof.distanceToDestinationMeters, geofenceRadiusMeters: proof.geofenceRadiusMeters,
-                   flags: proof.flags, device: DeviceFacts(id: proof.device.id, model: proof.device.model, os: proof.device.os,
-                                                           app: proof.device.app),
-                   bodyContentType: proof.original.contentType, bodyContentEncoding: proof.original.contentEncoding,
-                   inkFormat: proof.ink.format, pointCount: proof.ink.points, strokeCount: proof.ink.strokes, pngWidth: proof.png.width,
-                   pngHeight: proof.png.height, renderOptionsJSON: renderOptionsJSON, algorithmVersion: proof.algorithmVersion,
-                   uploadedBy: proof.uploadedBy.keyID)
-    }
-
-    /// The render options written back as JSON (by value: the digest encodes values, not text).
-    var renderOptionsJSON: String {
-        var json = CanonicalJSONWriter(capacity: 256)
-        json.beginObject()
-        for name in proof.renderOptions.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
-            json.key(name)
-            switch proof.renderOptions[name]! {
-            case .bool(let value): json.bool(value)
-            case .number(let value): json.number(value)
-            case .string(let value): json.string(value)
-            case .null: json.null()
-            }
+    /// The one member `wanted` of the object `name` (required), read by `read`; the others skipped.
+    fileprivate static func member<Value>(of json: inout BundleJSONParser, depth: Int, _ name: String, _ wanted: StaticString,
+                                          _ read: (inout BundleJSONParser) throws(BundleJSONError) -> Value) throws(BundleJSONError) -> Value {
+        guard json.atObject else { throw BundleJSONError("\(name) is not an object") }
+        var value: Value?
+        try json.forEachMember(depth: depth) { (json, member) throws(BundleJSONError) in
+            if json.token(member, is: wanted) { value = try read(&json) } else { try json.skipValue(depth: depth) }
         }
-        json.endObject()
-        return String(decoding: json.bytes, as: UTF8.self)
+        guard let value else { throw BundleJSONError("\(wanted) is missing") }
+        return value
+    }
+}
+
+/// The `proof` member of a `metadata.json`, read into the proof facts it states.
+private struct Proof {
+    var facts: ProofFacts
+    var originalSHA256: Digest32?
+    var originalSize: Int
+    var pngSHA256: Digest32?
+
+    /// The members, each once (the parser refuses a name twice); the required ones checked after.
+    private struct Members {
+        var proofID: UUID?, reference: String?, signerName: String?, capturedAtMicros: Int64?, capturedAtOffsetMinutes: Int32?
+        var capturedAtAsSent: String?, receivedAtMicros: Int64?
+        var location: (lat: Double, lon: Double, accuracy: Double?)?
+        var distance: Double?, geofenceRadius: Double?, flags: [String]?, device: DeviceFacts?
+        var original: (contentType: String, contentEncoding: String?, sha256: Digest32?, size: Int)?
+        var ink: (format: String, points: Int32, strokes: Int32)?
+        var png: (sha256: Digest32?, width: Int32, height: Int32)?
+        var renderOptionsText: String?
+        var algorithmVersion: String?, uploadedBy: UUID?
+    }
+
+    static func read(_ json: inout BundleJSONParser) throws(BundleJSONError) -> Proof {
+        guard json.atObject else { throw BundleJSONError("proof is not an object") }
+        var found = Members()
+        try json.forEachMember(depth: 2) { (json, name) throws(BundleJSONError) in
+            try member(name, of: &json, into: &found)
+        }
+        func required<Value>(_ value: Value?, _ name: String) throws(BundleJSONError) -> Value {
+            guard let value else { throw BundleJSONError("\(name) is missing") }
+            return value
+        }
+        let original = try required(found.original, "original"), ink = try required(found.ink, "ink"), png = try required(found.png, "png")
+        let facts = ProofFacts(
+            proofID: try required(found.proofID, "proof_id"), reference: try required(found.reference, "reference"),
+            signerName: try required(found.signerName, "signer"), capturedAtMicros: try required(found.capturedAtMicros, "captured_at_us"),
+            capturedAtOffsetMinutes: try required(found.capturedAtOffsetMinutes, "captured_at_offset_min"),
+            capturedAtText: try required(found.capturedAtAsSent, "captured_at_as_sent"),
+            receivedAtMicros: try required(found.receivedAtMicros, "received_at_us"), locationLat: found.location?.lat,
+            locationLon: found.location?.lon, locationAccuracyMeters: found.location?.accuracy, distanceToDestinationMeters: found.distance,
+            geofenceRadiusMeters: try required(found.geofenceRadius, "geofence_radius_m"), flags: try required(found.flags, "flags"),
+            device: try required(found.device, "device"), bodyContentType: original.contentType, bodyContentEncoding: original.contentEncoding,
+            inkFormat: ink.format, pointCount: ink.points, strokeCount: ink.strokes, pngWidth: png.width, pngHeight: png.height,
+            renderOptionsJSON: try required(found.renderOptionsText, "render_options"),
+            algorithmVersion: try required(found.algorithmVersion, "algorithm_version"), uploadedBy: try required(found.uploadedBy, "uploaded_by"))
+        return Proof(facts: facts, originalSHA256: original.sha256, originalSize: original.size,
+                     pngSHA256: png.sha256)
+    }
+
+    /// Reads the member `name` of `proof` into `found` (or skips it).
+    private static func member(_ name: BundleJSONParser.Token, of json: inout BundleJSONParser, into found: inout Members) throws(BundleJSONError) {
+        func uuid(_ text: String, _ name: String) throws(BundleJSONError) -> UUID {
+            guard let id = UUID(text: text) else { throw BundleJSONError("\(name) is not a UUID") }
+            return id
+        }
+        func object(_ name: String, _ read: (inout BundleJSONParser, BundleJSONParser.Token) throws(BundleJSONError) -> Void) throws(BundleJSONError) {
+            guard json.atObject else { throw BundleJSONError("\(name) is not an object") }
+            try json.forEachMember(depth: 3, read)
+        }
+        func required<Value>(_ value: Value?, _ name: String) throws(BundleJSONError) -> Value {
+            guard let value else { throw BundleJSONError("\(name) is missing") }
+            return value
+        }
+        if json.token(name, is: "proof_id") {
+            found.proofID = try uuid(json.readString("proof_id"), "proof_id")
+        } else if json.token(name, is: "reference") {
+            found.reference = try json.readString("reference")
+        } else if json.token(name, is: "signer") {
+            found.signerName = try BundleProofReading.member(of: &json, depth: 3, "signer", "name") { (json) throws(BundleJSONError) in
+                try json.readString("name")
+            }
+        } else if json.token(name, is: "captured_at_us") {
+            found.capturedAtMicros = try json.readInt64("captured_at_us")
+        } else if json.token(name, is: "captured_at_offset_min") {
+            found.capturedAtOffsetMinutes = try json.readInt32("captured_at_offset_min")
+        } else if json.token(name, is: "captured_at_as_sent") {
+            found.capturedAtAsSent = try json.readString("captured_at_as_sent")
+        } else if json.token(name, is: "received_at_us") {
+            found.receivedAtMicros = try json.readInt64("received_at_us")
+        } else if json.token(name, is: "location") {
+            if try json.readNull() { return }
+            guard json.atObject else { throw BundleJSONError("location is not an object or null") }
+            var lat: Double?, lon: Double?, accuracy: Double?
+            try json.forEachMember(depth: 3) { (json, member) throws(BundleJSONError) in
+                if json.token(member, is: "lat") {
+                    lat = try json.readOptionalDouble("lat")
+                } else if json.token(member, is: "lon") {
+                    lon = try json.readOptionalDouble("lon")
+                } else if json.token(member, is: "accuracy_m") {
+                    accuracy = try json.readOptionalDouble("accuracy_m")
+                } else {
+                    try json.skipValue(depth: 3)
+                }
+            }
+            guard let lat else { throw BundleJSONError("lat is not a number") }
+            guard let lon else { throw BundleJSONError("lon is not a number") }
+            found.location = (lat, lon, accuracy)
+        } else if json.token(name, is: "distance_to_destination_m") {
+            found.distance = try json.readOptionalDouble("distance_to_destination_m")
+        } else if json.token(name, is: "geofence_radius_m") {
+            found.geofenceRadius = try json.readDouble("geofence_radius_m")
+        } else if json.token(name, is: "flags") {
+            guard json.next == UInt8(ascii: "[") else { throw BundleJSONError("flags is not an array") }
+            var flags: [String] = []
+            try json.forEachElement(depth: 3) { (json) throws(BundleJSONError) in
+                guard json.next == UInt8(ascii: "\"") else { throw BundleJSONError("flags holds a value that is not a string") }
+                flags.append(try json.readString("flags"))
+            }
+            found.flags = flags
+        } else if json.token(name, is: "device") {
+            var device = DeviceFacts()
+            try object("device") { (json, member) throws(BundleJSONError) in
+                if json.token(member, is: "id") {
+                    device.id = try json.readOptionalString("id")
+                } else if json.token(member, is: "model") {
+                    device.model = try json.readOptionalString("model")
+                } else if json.token(member, is: "os") {
+                    device.os = try json.readOptionalString("os")
+                } else if json.token(member, is: "app") {
+                    device.app = try json.readOptionalString("app")
+                } else {
+                    try json.skipValue(depth: 3)
+                }
+            }
+            found.device = device
+        } else if json.token(name, is: "original") {
+            var contentType: String?, contentEncoding: String?, sha256: Digest32??, size: Int?
+            try object("original") { (json, member) throws(BundleJSONError) in
+                if json.token(member, is: "content_type") {
+                    contentType = try json.readString("content_type")
+                } else if json.token(member, is: "content_encoding") {
+                    contentEncoding = try json.readOptionalString("content_encoding")
+                } else if json.token(member, is: "sha256") {
+                    sha256 = .some(try json.readDigest("sha256"))
+                } else if json.token(member, is: "size") {
+                    size = Int(try json.readInt64("size"))
+                } else {
+                    try json.skipValue(depth: 3)
+                }
+            }
+            found.original = (try required(contentType, "content_type"), contentEncoding, try required(sha256, "sha256"), try required(size, "size"))
+        } else if json.token(name, is: "ink") {
+            var format: String?, points: Int32?, strokes: Int32?
+            try object("ink") { (json, member) throws(BundleJSONError) in
+                if json.token(member, is: "format") {
+                    format = try json.readString("format")
+                } else if json.token(member, is: "points") {
+                    points = try json.readInt32("points")
+                } else if json.token(member, is: "strokes") {
+                    strokes = try json.readInt32("strokes")
+                } else {
+                    try json.skipValue(depth: 3)
+                }
+            }
+            found.ink = (try required(format, "format"), try required(points, "points"), try required(strokes, "strokes"))
+        } else if json.token(name, is: "png") {
+            var sha256: Digest32??, width: Int32?, height: Int32?
+            try object("png") { (json, member) throws(BundleJSONError) in
+                if json.token(member, is: "sha256") {
+                    sha256 = .some(try json.readDigest("sha256"))
+                } else if json.token(member, is: "width") {
+                    width = try json.readInt32("width")
+                } else if json.token(member, is: "height") {
+                    height = try json.readInt32("height")
+                } else {
+                    try json.skipValue(depth: 3)
+                }
+            }
+            found.png = (try required(sha256, "sha256"), try required(width, "width"), try required(height, "height"))
+        } else if json.token(name, is: "render_options") {
+            // Kept as the text it stands as: the facts encode the options by value, read from that
+            // text as the server reads the stored options (``RenderOptionsDigest``). Here each
+            // value is only checked to be a bool, number, string or null.
+            let start = json.position
+            try object("render_options") { (json, member) throws(BundleJSONError) in
+                switch json.next {
+                case UInt8(ascii: "n"), UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "\""): try json.skipValue(depth: 3)
+                case _ where json.atNumber: _ = try json.readDouble("render_options.\(json.text(member))")
+                default: throw BundleJSONError("render_options.\(json.text(member)) is not a bool, number, string or null")
+                }
+            }
+            found.renderOptionsText = json.text(from: start)
+        } else if json.token(name, is: "algorithm_version") {
+            found.algorithmVersion = try json.readString("algorithm_version")
+        } else if json.token(name, is: "uploaded_by") {
+            found.uploadedBy = try uuid(BundleProofReading.member(of: &json, depth: 3, "uploaded_by", "key_id") { (json) throws(BundleJSONError) in
+                try json.readString("key_id")
+            }, "uploaded_by.key_id")
+        } else {
+            try json.skipValue(depth: 2)
+        }
     }
 }

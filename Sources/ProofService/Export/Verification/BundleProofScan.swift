@@ -73,7 +73,7 @@ enum BundleProofScan {
             let isMetadata = name.hasPrefix(BundleLayout.deliveriesPrefix) && name.hasSuffix("/metadata.json")
             guard isMetadata else { return ReadEntry(bytes: contents.count, sha256: Digest32.of(contents)) }
             let metadata = contents.count <= metadataLimit ? BundleProofCheck.Metadata.read(contents)
-                : BundleProofCheck.Metadata(document: .failure(BundleJSONError("it is larger than \(metadataLimit) bytes")), factsDigest: nil)
+                : BundleProofCheck.Metadata(document: .failure(BundleJSONError("it is larger than \(metadataLimit) bytes")))
             return ReadEntry(bytes: contents.count, sha256: Digest32.of(contents), metadata: metadata)
         }
     }

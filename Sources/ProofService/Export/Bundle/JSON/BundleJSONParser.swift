@@ -1,41 +1,69 @@
+import Foundation
 import ProofStore
 
 /// A strict RFC 8259 parser for the JSON a bundle carries, written for the verifier's hot path:
 /// `JSONDecoder` took 37 % of `countersign verify`'s CPU on a 40k-proof bundle
-/// (docs/decisions/0028-export-and-verify-throughput.md). It reads bytes directly into
-/// ``BundleJSONValue``s and refuses, with the offset: anything but one value and whitespace,
-/// invalid UTF-8, raw control characters in strings, lone surrogates, numbers outside the JSON
-/// grammar, a member name twice in one object, and nesting deeper than ``maxDepth``. It never
-/// reads past the buffer and never traps on hostile input.
+/// (docs/decisions/0028-export-and-verify-throughput.md). It refuses, with the offset: anything
+/// but one value and whitespace, invalid UTF-8, raw control characters in strings, lone
+/// surrogates, numbers outside the JSON grammar, a member name twice in one object (names compare
+/// by their code points, after unescaping), and nesting deeper than ``maxDepth``. It never reads
+/// past the buffer and never traps on hostile input.
+///
+/// Two ways to read: ``parse(_:)`` builds a ``BundleJSONValue`` tree; ``read(_:_:)`` hands the
+/// parser to a reader of one fixed schema, which walks the document member by member
+/// (``forEachMember(depth:_:)``), reads the members it needs by type and skips, still checking,
+/// the rest (``skipValue(depth:)``). Both run the same checks; the second builds no tree, which
+/// made reading a proof's `metadata.json` the verifier's largest cost after inflating and hashing.
 struct BundleJSONParser {
     /// Deeper than any document of ours (a `metadata.json` nests three levels).
     static let maxDepth = 16
+    /// Names of an object compared one by one up to this many members; past it, through a set
+    /// (a hostile object of a hundred thousand names must not cost their square).
+    static let linearNameLimit = 32
+
+    /// A string as the document holds it: the bytes between its quotes when it has no escapes
+    /// (the case of everything our writers write), else its decoded bytes (kept by the parser, so
+    /// a token is plain data, cheap to keep for every name of an object). Already checked.
+    enum Token {
+        case plain(Range<Int>)
+        /// The index of its bytes in ``decodedStrings``.
+        case decoded(Int)
+    }
 
     private let bytes: UnsafeBufferPointer<UInt8>
-    private var position = 0
+    private(set) var position = 0
+    /// The member names of the objects being read, innermost last, each object's from the count
+    /// when it began: one array for the document, not one per object.
+    private var names: [Token] = []
+    /// The decoded bytes of every string with escapes read so far (in our documents, none).
+    private var decodedStrings: [[UInt8]] = []
 
     private init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
+        names.reserveCapacity(64)
     }
 
     /// The one value `bytes` hold (surrounded by whitespace only).
     static func parse(_ bytes: some Collection<UInt8>) throws(BundleJSONError) -> BundleJSONValue {
-        let result: Result<BundleJSONValue, BundleJSONError>? = bytes.withContiguousStorageIfAvailable { buffer in
-            Result { () throws(BundleJSONError) in try parseBuffer(buffer) }
-        }
-        if let result { return try result.get() }
-        let copied: Result<BundleJSONValue, BundleJSONError> = Array(bytes).withUnsafeBufferPointer { buffer in
-            Result { () throws(BundleJSONError) in try parseBuffer(buffer) }
-        }
-        return try copied.get()
+        try read(bytes) { (parser: inout BundleJSONParser) throws(BundleJSONError) in try parser.value(depth: 0) }
     }
 
-    private static func parseBuffer(_ buffer: UnsafeBufferPointer<UInt8>) throws(BundleJSONError) -> BundleJSONValue {
-        var parser = BundleJSONParser(buffer)
-        let value = try parser.value(depth: 0)
-        parser.skipWhitespace()
-        guard parser.position == buffer.count else { throw .at(parser.position, "text after the JSON value") }
-        return value
+    /// What `reader` reads from the one value `bytes` hold (at the parser's start); refused when
+    /// anything but whitespace follows that value.
+    static func read<Result>(_ bytes: some Collection<UInt8>,
+                             _ reader: (inout BundleJSONParser) throws(BundleJSONError) -> Result) throws(BundleJSONError) -> Result {
+        func run(_ buffer: UnsafeBufferPointer<UInt8>) -> Swift.Result<Result, BundleJSONError> {
+            Swift.Result { () throws(BundleJSONError) in
+                var parser = BundleJSONParser(buffer)
+                parser.skipWhitespace()
+                let value = try reader(&parser)
+                parser.skipWhitespace()
+                guard parser.position == buffer.count else { throw .at(parser.position, "text after the JSON value") }
+                return value
+            }
+        }
+        if let result = bytes.withContiguousStorageIfAvailable(run) { return try result.get() }
+        return try Array(bytes).withUnsafeBufferPointer(run).get()
     }
 
     private mutating func skipWhitespace() {
@@ -47,18 +75,48 @@ struct BundleJSONParser {
         }
     }
 
+    /// The first byte of the value at `position`, or nil at the end.
+    var next: UInt8? { position < bytes.count ? bytes[position] : nil }
+
     private mutating func value(depth: Int) throws(BundleJSONError) -> BundleJSONValue {
-        skipWhitespace()
-        guard position < bytes.count else { throw .at(position, "a value is missing") }
-        switch bytes[position] {
-        case UInt8(ascii: "{"): return try object(depth: depth + 1)
-        case UInt8(ascii: "["): return try array(depth: depth + 1)
-        case UInt8(ascii: "\""): return .string(try string())
+        guard let byte = next else { throw .at(position, "a value is missing") }
+        switch byte {
+        case UInt8(ascii: "{"):
+            var members: [(String, BundleJSONValue)] = []
+            try forEachMember(depth: depth + 1) { (parser, name) throws(BundleJSONError) in
+                members.append((parser.text(name), try parser.value(depth: depth + 1)))
+            }
+            return .object(members)
+        case UInt8(ascii: "["):
+            var elements: [BundleJSONValue] = []
+            try forEachElement(depth: depth + 1) { (parser) throws(BundleJSONError) in elements.append(try parser.value(depth: depth + 1)) }
+            return .array(elements)
+        case UInt8(ascii: "\""):
+            // Scanned first: `text` must see the parser after the scan kept any decoded bytes.
+            let token = try scanString()
+            return .string(text(token))
         case UInt8(ascii: "t"): try literal("true"); return .bool(true)
         case UInt8(ascii: "f"): try literal("false"); return .bool(false)
         case UInt8(ascii: "n"): try literal("null"); return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(try number())
-        default: throw .at(position, "unexpected byte \(bytes[position])")
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(numberText(try number()))
+        default: throw .at(position, "unexpected byte \(byte)")
+        }
+    }
+
+    /// Checks the value at `position` and moves past it, keeping nothing.
+    mutating func skipValue(depth: Int) throws(BundleJSONError) {
+        guard let byte = next else { throw .at(position, "a value is missing") }
+        switch byte {
+        case UInt8(ascii: "{"):
+            try forEachMember(depth: depth + 1) { (parser, _) throws(BundleJSONError) in try parser.skipValue(depth: depth + 1) }
+        case UInt8(ascii: "["):
+            try forEachElement(depth: depth + 1) { (parser) throws(BundleJSONError) in try parser.skipValue(depth: depth + 1) }
+        case UInt8(ascii: "\""): _ = try scanString()
+        case UInt8(ascii: "t"): try literal("true")
+        case UInt8(ascii: "f"): try literal("false")
+        case UInt8(ascii: "n"): try literal("null")
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): _ = try number()
+        default: throw .at(position, "unexpected byte \(byte)")
         }
     }
 
@@ -70,73 +128,133 @@ struct BundleJSONParser {
         position += count
     }
 
-    private mutating func object(depth: Int) throws(BundleJSONError) -> BundleJSONValue {
+    /// Reads the object at `position` (`{`, at nesting `depth`): calls `member` with the parser at
+    /// each member's value (whitespace skipped) and its name; `member` must read exactly that value.
+    mutating func forEachMember(depth: Int, _ member: (inout BundleJSONParser, Token) throws(BundleJSONError) -> Void) throws(BundleJSONError) {
         guard depth <= Self.maxDepth else { throw .at(position, "nested too deeply") }
+        guard next == UInt8(ascii: "{") else { throw .at(position, "expected an object") }
         position += 1
-        var members: [(String, BundleJSONValue)] = []
-        members.reserveCapacity(8)
+        let first = names.count
+        defer { names.removeSubrange(first...) }
+        // Our writers sort the names: while they ascend, a name above the last is new.
         var ascending = true
+        var seen: Set<[UInt8]>?
         skipWhitespace()
-        if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
+        if next == UInt8(ascii: "}") {
             position += 1
-            return .object(members)
+            return
         }
         while true {
             skipWhitespace()
-            guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw .at(position, "expected a member name") }
+            guard next == UInt8(ascii: "\"") else { throw .at(position, "expected a member name") }
             let nameOffset = position
-            let name = try string()
-            // Our writers sort the names: while they ascend, a name above the last is new.
-            // Otherwise a linear check (a few dozen members at most) is cheaper than a set.
-            if ascending, let last = members.last?.0, last < name {
+            let name = try scanString()
+            if ascending, names.count > first, compare(names[names.count - 1], name) < 0 {
+            } else if names.count - first < Self.linearNameLimit && seen == nil {
+                ascending = names.count == first
+                if names[first...].contains(where: { compare($0, name) == 0 }) { throw repeated(name, at: nameOffset) }
             } else {
-                ascending = members.isEmpty
-                if members.contains(where: { $0.0 == name }) { throw .at(nameOffset, "member \"\(name)\" appears twice") }
+                ascending = false
+                if seen == nil { seen = Set(names[first...].map { withBytes(of: $0, Array.init) }) }
+                guard seen!.insert(withBytes(of: name, Array.init)).inserted else { throw repeated(name, at: nameOffset) }
             }
+            names.append(name)
             skipWhitespace()
-            guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw .at(position, "expected ':'") }
+            guard next == UInt8(ascii: ":") else { throw .at(position, "expected ':'") }
             position += 1
-            members.append((name, try value(depth: depth)))
             skipWhitespace()
-            guard position < bytes.count else { throw .at(position, "unterminated object") }
-            if bytes[position] == UInt8(ascii: ",") {
+            try member(&self, name)
+            skipWhitespace()
+            guard let byte = next else { throw .at(position, "unterminated object") }
+            if byte == UInt8(ascii: ",") {
                 position += 1
-            } else if bytes[position] == UInt8(ascii: "}") {
+            } else if byte == UInt8(ascii: "}") {
                 position += 1
-                return .object(members)
+                return
             } else {
                 throw .at(position, "expected ',' or '}'")
             }
         }
     }
 
-    private mutating func array(depth: Int) throws(BundleJSONError) -> BundleJSONValue {
+    private func repeated(_ name: Token, at offset: Int) -> BundleJSONError {
+        .at(offset, "member \"\(text(name))\" appears twice")
+    }
+
+    /// Reads the array at `position` (`[`, at nesting `depth`): calls `element` with the parser at
+    /// each element (whitespace skipped); `element` must read exactly that value.
+    mutating func forEachElement(depth: Int, _ element: (inout BundleJSONParser) throws(BundleJSONError) -> Void) throws(BundleJSONError) {
         guard depth <= Self.maxDepth else { throw .at(position, "nested too deeply") }
+        guard next == UInt8(ascii: "[") else { throw .at(position, "expected an array") }
         position += 1
-        var elements: [BundleJSONValue] = []
         skipWhitespace()
-        if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
+        if next == UInt8(ascii: "]") {
             position += 1
-            return .array(elements)
+            return
         }
         while true {
-            elements.append(try value(depth: depth))
             skipWhitespace()
-            guard position < bytes.count else { throw .at(position, "unterminated array") }
-            if bytes[position] == UInt8(ascii: ",") {
+            try element(&self)
+            skipWhitespace()
+            guard let byte = next else { throw .at(position, "unterminated array") }
+            if byte == UInt8(ascii: ",") {
                 position += 1
-            } else if bytes[position] == UInt8(ascii: "]") {
+            } else if byte == UInt8(ascii: "]") {
                 position += 1
-                return .array(elements)
+                return
             } else {
                 throw .at(position, "expected ',' or ']'")
             }
         }
     }
 
-    /// A string at `position` (its opening quote): the common case without escapes is one scan
-    /// and one UTF-8 validation of the bytes in place.
-    private mutating func string() throws(BundleJSONError) -> String {
+    /// `body` over the bytes `token` stands for.
+    func withBytes<R>(of token: Token, _ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
+        switch token {
+        case .plain(let range): body(UnsafeBufferPointer(rebasing: bytes[range]))
+        case .decoded(let index): decodedStrings[index].withUnsafeBufferPointer(body)
+        }
+    }
+
+    /// How the bytes of `a` order against those of `b` (negative, zero, positive), as UTF-8 bytes
+    /// (which is code point order).
+    private func compare(_ a: Token, _ b: Token) -> Int {
+        if case .plain(let first) = a, case .plain(let second) = b {
+            return Self.compare(UnsafeBufferPointer(rebasing: bytes[first]), UnsafeBufferPointer(rebasing: bytes[second]))
+        }
+        return withBytes(of: a) { a in withBytes(of: b) { b in Self.compare(a, b) } }
+    }
+
+    private static func compare(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
+        let common = min(a.count, b.count)
+        let order = common == 0 ? 0 : Int(memcmp(a.baseAddress!, b.baseAddress!, common))
+        return order != 0 ? order : a.count - b.count
+    }
+
+    /// Whether `token` is exactly `expected` (a member name our readers look for: compared in
+    /// place, length first, as a reader tries a dozen names for each member).
+    func token(_ token: Token, is expected: StaticString) -> Bool {
+        guard case .plain(let range) = token, expected.hasPointerRepresentation else {
+            return withBytes(of: token) { found in
+                expected.withUTF8Buffer { found.count == $0.count && Self.compare(found, $0) == 0 }
+            }
+        }
+        return range.count == expected.utf8CodeUnitCount
+            && (range.isEmpty || memcmp(bytes.baseAddress! + range.lowerBound, expected.utf8Start, range.count) == 0)
+    }
+
+    /// The text `token` stands for.
+    func text(_ token: Token) -> String {
+        switch token {
+        case .plain(let range): String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+        case .decoded(let index): String(decoding: decodedStrings[index], as: UTF8.self)
+        }
+    }
+
+    /// Checks the string at `position` (its opening quote) and moves past it: the common case
+    /// without escapes is one scan (and, only for non-ASCII bytes, one UTF-8 validation) in place.
+    mutating func scanString() throws(BundleJSONError) -> Token {
+        guard next == UInt8(ascii: "\"") else { throw .at(position, "expected a string") }
         let start = position + 1
         var index = start
         /// Every byte so far OR-ed: below 0x80 means ASCII, which needs no UTF-8 validation.
@@ -145,8 +263,10 @@ struct BundleJSONParser {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 position = index + 1
-                let text = UnsafeBufferPointer(rebasing: bytes[start..<index])
-                return seen < 0x80 ? String(decoding: text, as: UTF8.self) : try Self.validated(text, at: start)
+                if seen >= 0x80, String(validating: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self) == nil {
+                    throw .at(start, "a string that is not UTF-8")
+                }
+                return .plain(start..<index)
             }
             seen |= byte
             if byte == UInt8(ascii: "\\") { break }
@@ -159,8 +279,9 @@ struct BundleJSONParser {
             switch byte {
             case UInt8(ascii: "\""):
                 position = index + 1
-                guard let text = String(validating: decoded, as: UTF8.self) else { throw .at(start, "a string that is not UTF-8") }
-                return text
+                guard String(validating: decoded, as: UTF8.self) != nil else { throw .at(start, "a string that is not UTF-8") }
+                decodedStrings.append(decoded)
+                return .decoded(decodedStrings.count - 1)
             case UInt8(ascii: "\\"):
                 guard index + 1 < bytes.count else { throw .at(index, "unterminated escape") }
                 index += 1
@@ -203,19 +324,15 @@ struct BundleJSONParser {
         return value
     }
 
-    private static func validated(_ buffer: UnsafeBufferPointer<UInt8>, at offset: Int) throws(BundleJSONError) -> String {
-        guard let text = String(validating: buffer, as: UTF8.self) else { throw .at(offset, "a string that is not UTF-8") }
-        return text
-    }
-
-    /// `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`, returned as its text.
-    private mutating func number() throws(BundleJSONError) -> String {
+    /// The number at `position`, checked against `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`: where its text lies.
+    mutating func number() throws(BundleJSONError) -> Range<Int> {
         let start = position
         func digits() throws(BundleJSONError) {
             let first = position
             while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) { position += 1 }
             guard position > first else { throw .at(position, "a number without digits") }
         }
+        guard position < bytes.count else { throw .at(position, "a number without digits") }
         if bytes[position] == UInt8(ascii: "-") { position += 1 }
         guard position < bytes.count else { throw .at(position, "a number without digits") }
         if bytes[position] == UInt8(ascii: "0") {
@@ -232,6 +349,109 @@ struct BundleJSONParser {
             if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
             try digits()
         }
-        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
+        return start..<position
+    }
+
+    /// The text of the number at `range`.
+    func numberText(_ range: Range<Int>) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+    }
+}
+
+// Typed reads for a reader of one fixed schema (``BundleJSONParser/read(_:_:)``): each reads the
+// value at the parser's position, and `name` names the member in the error when it has another type.
+extension BundleJSONParser {
+    /// Whether the value at the position is an object.
+    var atObject: Bool { next == UInt8(ascii: "{") }
+
+    /// Whether the value at the position is `null`, which is then read.
+    mutating func readNull() throws(BundleJSONError) -> Bool {
+        guard next == UInt8(ascii: "n") else { return false }
+        try literal("null")
+        return true
+    }
+
+    mutating func readString(_ name: String) throws(BundleJSONError) -> String {
+        guard next == UInt8(ascii: "\"") else { throw BundleJSONError("\(name) is not a string") }
+        let token = try scanString()
+        return text(token)
+    }
+
+    /// A string or null.
+    mutating func readOptionalString(_ name: String) throws(BundleJSONError) -> String? {
+        if try readNull() { return nil }
+        guard next == UInt8(ascii: "\"") else { throw BundleJSONError("\(name) is not a string or null") }
+        let token = try scanString()
+        return text(token)
+    }
+
+    /// A string of 64 hex digits, read straight into a digest: nil when the string is anything else.
+    mutating func readDigest(_ name: String) throws(BundleJSONError) -> Digest32? {
+        guard next == UInt8(ascii: "\"") else { throw BundleJSONError("\(name) is not a string") }
+        let token = try scanString()
+        return withBytes(of: token) { Digest32(hexDigits: $0) }
+    }
+
+    mutating func readBool(_ name: String) throws(BundleJSONError) -> Bool {
+        if next == UInt8(ascii: "t") {
+            try literal("true")
+            return true
+        }
+        guard next == UInt8(ascii: "f") else { throw BundleJSONError("\(name) is not a boolean") }
+        try literal("false")
+        return false
+    }
+
+    /// Whether the value at the position is a number.
+    var atNumber: Bool {
+        guard let byte = next else { return false }
+        return byte == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    }
+
+    /// An integer: a number without fraction or exponent, within `Int64` (its text parsed in place:
+    /// the microsecond times are too long for a string kept inline).
+    mutating func readInt64(_ name: String) throws(BundleJSONError) -> Int64 {
+        guard atNumber else { throw BundleJSONError("\(name) is not an integer") }
+        let range = try number()
+        var index = range.lowerBound
+        let negative = bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        // Accumulated below zero, where Int64.min fits.
+        var value: Int64 = 0
+        while index < range.upperBound {
+            let digit = bytes[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { throw BundleJSONError("\(name) is not an integer") }
+            let (shifted, overflowed) = value.multipliedReportingOverflow(by: 10)
+            let (next, underflowed) = shifted.subtractingReportingOverflow(Int64(digit))
+            guard !overflowed, !underflowed else { throw BundleJSONError("\(name) is not an integer") }
+            value = next
+            index += 1
+        }
+        if negative { return value }
+        guard value != .min else { throw BundleJSONError("\(name) is not an integer") }
+        return -value
+    }
+
+    mutating func readInt32(_ name: String) throws(BundleJSONError) -> Int32 {
+        guard let value = Int32(exactly: try readInt64(name)) else { throw BundleJSONError("\(name) is out of range") }
+        return value
+    }
+
+    /// A finite number or null.
+    mutating func readOptionalDouble(_ name: String) throws(BundleJSONError) -> Double? {
+        if try readNull() { return nil }
+        guard atNumber else { throw BundleJSONError("\(name) is not a number or null") }
+        guard let value = Double(numberText(try number())), value.isFinite else { throw BundleJSONError("\(name) is out of range") }
+        return value
+    }
+
+    mutating func readDouble(_ name: String) throws(BundleJSONError) -> Double {
+        guard let value = try readOptionalDouble(name) else { throw BundleJSONError("\(name) is not a number") }
+        return value
+    }
+
+    /// The text of the document from `start` to the position (a value just read, as it stood).
+    func text(from start: Int) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
     }
 }
