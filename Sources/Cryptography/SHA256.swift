@@ -20,13 +20,19 @@ public enum SHA256 {
     }
 }
 
+/// SHA-256 fetched from the default provider once, for the life of the process (never freed, as
+/// the provider's own tables are not): with `EVP_sha256()` every init fetches it again, a lookup
+/// under a lock that showed in profiles of the bundle verifier, which hashes several small inputs
+/// per proof from two threads. An `EVP_MD` is immutable once fetched and safe to share.
+nonisolated(unsafe) private let fetchedSHA256: OpaquePointer? = EVP_MD_fetch(nil, "SHA256", nil)
+
 /// An incremental SHA-256 (for hashing streams in constant memory). Owns its `EVP_MD_CTX`.
 public struct SHA256Hasher: ~Copyable {
     private let context: OpaquePointer
 
     /// Starts a new digest.
     public init() {
-        guard let context = EVP_MD_CTX_new(), EVP_DigestInit_ex(context, EVP_sha256(), nil) == 1 else {
+        guard let context = EVP_MD_CTX_new(), EVP_DigestInit_ex(context, fetchedSHA256 ?? EVP_sha256(), nil) == 1 else {
             // Only allocation failure can get here; there is no way to continue without memory.
             fatalError("libcrypto could not initialise SHA-256")
         }

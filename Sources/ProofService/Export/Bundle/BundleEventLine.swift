@@ -22,21 +22,62 @@ struct BundleEventLine: Sendable {
     var subject: String
     var userAgent: String?
 
-    /// The line `bytes` (without its `\n`); the error names what is missing or mistyped.
+    /// The line `bytes` (without its `\n`), read in one pass (``BundleJSONParser/read(_:_:)``);
+    /// the error names what is missing or mistyped. Members it does not know are skipped, still checked.
     static func parse(_ bytes: some Collection<UInt8>) throws(BundleJSONError) -> BundleEventLine {
-        let line = try BundleJSONParser.parse(bytes)
-        _ = try line.members("an audit event")
-        var actorKeyID: UUID?
-        if let text = try line.optionalString("actor_key_id") {
-            guard let id = UUID(text: text) else { throw BundleJSONError("actor_key_id is not a UUID") }
-            actorKeyID = id
+        try BundleJSONParser.read(bytes) { (json) throws(BundleJSONError) in
+            guard json.atObject else { throw BundleJSONError("an audit event is not an object") }
+            var action: String?, actorKeyID: UUID?, actorRole: String?, chain: Int16?, clientAddress: String?, detailsText: String?
+            var encoding: String?, hash: String?, occurredAtMicros: Int64?, prevHash: String?, requestID: String?, seq: Int64?
+            var subject: String?, userAgent: String?
+            try json.forEachMember(depth: 1) { (json, name) throws(BundleJSONError) in
+                if json.token(name, is: "action") {
+                    action = try json.readString("action")
+                } else if json.token(name, is: "actor_key_id") {
+                    if let text = try json.readOptionalString("actor_key_id") {
+                        guard let id = UUID(text: text) else { throw BundleJSONError("actor_key_id is not a UUID") }
+                        actorKeyID = id
+                    }
+                } else if json.token(name, is: "actor_role") {
+                    actorRole = try json.readOptionalString("actor_role")
+                } else if json.token(name, is: "chain") {
+                    guard let value = Int16(exactly: try json.readInt64("chain")) else { throw BundleJSONError("chain is out of range") }
+                    chain = value
+                } else if json.token(name, is: "client_address") {
+                    clientAddress = try json.readOptionalString("client_address")
+                } else if json.token(name, is: "details_text") {
+                    detailsText = try json.readString("details_text")
+                } else if json.token(name, is: "encoding") {
+                    encoding = try json.readString("encoding")
+                } else if json.token(name, is: "hash") {
+                    hash = try json.readString("hash")
+                } else if json.token(name, is: "occurred_at_us") {
+                    occurredAtMicros = try json.readInt64("occurred_at_us")
+                } else if json.token(name, is: "prev_hash") {
+                    prevHash = try json.readString("prev_hash")
+                } else if json.token(name, is: "request_id") {
+                    requestID = try json.readOptionalString("request_id")
+                } else if json.token(name, is: "seq") {
+                    seq = try json.readInt64("seq")
+                } else if json.token(name, is: "subject") {
+                    subject = try json.readString("subject")
+                } else if json.token(name, is: "user_agent") {
+                    userAgent = try json.readOptionalString("user_agent")
+                } else {
+                    try json.skipValue(depth: 1)
+                }
+            }
+            func required<Value>(_ value: Value?, _ name: String) throws(BundleJSONError) -> Value {
+                guard let value else { throw BundleJSONError("\(name) is missing") }
+                return value
+            }
+            return BundleEventLine(action: try required(action, "action"), actorKeyID: actorKeyID, actorRole: actorRole,
+                                   chain: try required(chain, "chain"), clientAddress: clientAddress,
+                                   detailsText: try required(detailsText, "details_text"), encoding: try required(encoding, "encoding"),
+                                   hash: try required(hash, "hash"), occurredAtMicros: try required(occurredAtMicros, "occurred_at_us"),
+                                   prevHash: try required(prevHash, "prev_hash"), requestID: requestID, seq: try required(seq, "seq"),
+                                   subject: try required(subject, "subject"), userAgent: userAgent)
         }
-        return BundleEventLine(action: try line.string("action"), actorKeyID: actorKeyID, actorRole: try line.optionalString("actor_role"),
-                               chain: try line.int16("chain"), clientAddress: try line.optionalString("client_address"),
-                               detailsText: try line.string("details_text"), encoding: try line.string("encoding"),
-                               hash: try line.string("hash"), occurredAtMicros: try line.int64("occurred_at_us"),
-                               prevHash: try line.string("prev_hash"), requestID: try line.optionalString("request_id"),
-                               seq: try line.int64("seq"), subject: try line.string("subject"), userAgent: try line.optionalString("user_agent"))
     }
 
     /// The line of `event`.

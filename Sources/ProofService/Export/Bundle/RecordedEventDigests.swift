@@ -21,22 +21,32 @@ struct RecordedEventDigests: Sendable {
         guard event.action == AuditAction.proofRecorded.rawValue else { return nil }
         // The details are a string-valued object (else, as `AuditEvent.details` reads them, empty),
         // read in one pass over its members: a dictionary of them cost more than the parse.
-        guard let members = try? BundleJSONParser.parse(event.detailsJSON.utf8).members("details") else { return nil }
         var id: UUID?
         var digests = RecordedEventDigests(seq: event.seq, chain: event.chain, subject: event.subject)
-        for (name, member) in members {
-            guard case .string(let text) = member else { return nil }
-            switch name {
-            case "proof_id": id = UUID(text: text)
-            case "points_sha256": digests.points = Digest32(hex: text)
-            case "png_sha256": digests.png = Digest32(hex: text)
-            case "ink_sha256": digests.ink = Digest32(hex: text)
-            case "metadata_sha256": digests.metadata = Digest32(hex: text)
-            case "device_key_id": digests.deviceKeyID = text
-            case "device_signature": digests.deviceSignature = text
-            default: break
+        let read: Void? = try? BundleJSONParser.read(event.detailsJSON.utf8) { (json) throws(BundleJSONError) in
+            guard json.atObject else { throw BundleJSONError("the details are not an object") }
+            try json.forEachMember(depth: 1) { (json, name) throws(BundleJSONError) in
+                guard json.next == UInt8(ascii: "\"") else { throw BundleJSONError("a detail is not a string") }
+                if json.token(name, is: "points_sha256") {
+                    digests.points = try json.readDigest("points_sha256")
+                } else if json.token(name, is: "png_sha256") {
+                    digests.png = try json.readDigest("png_sha256")
+                } else if json.token(name, is: "ink_sha256") {
+                    digests.ink = try json.readDigest("ink_sha256")
+                } else if json.token(name, is: "metadata_sha256") {
+                    digests.metadata = try json.readDigest("metadata_sha256")
+                } else if json.token(name, is: "proof_id") {
+                    id = UUID(text: try json.readString("proof_id"))
+                } else if json.token(name, is: "device_key_id") {
+                    digests.deviceKeyID = try json.readString("device_key_id")
+                } else if json.token(name, is: "device_signature") {
+                    digests.deviceSignature = try json.readString("device_signature")
+                } else {
+                    try json.skipValue(depth: 1)
+                }
             }
         }
+        guard read != nil else { return nil }
         guard let id else { return nil }
         return (id, digests)
     }
