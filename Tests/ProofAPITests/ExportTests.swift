@@ -158,7 +158,7 @@ struct ExportTests {
                 #expect(signed.contains { $0["chain"] == exportedHead["chain"] && $0["head_seq"] == exportedHead["head_seq"] })
                 #expect(report.checkpointVersion == 2 && report.checkpointHeads.count == 16)
 
-                // In place: a flipped byte in the data of any entry is named (CRC-32 and SHA-256 both catch it).
+                // In place: a flipped byte in the data of any entry is named (by the signed SHA-256s; the trailer by its CRC-32 or signature).
                 for entry in entries {
                     var damaged = bundle
                     let header = Int(entry.localHeaderOffset)

@@ -64,6 +64,27 @@ struct BundleJSONParserTests {
         #expect(throws: BundleJSONError.self) { try BundleJSONParser.parse(Array(deep.utf8)) }
     }
 
+    /// Strings are scanned eight bytes at a time: whatever must stop the scan (a quote, an escape,
+    /// a control character, a non-ASCII byte) is found at every offset of a word.
+    @Test("a string's stop bytes are found at every offset")
+    func stopsAtEveryOffset() throws {
+        for at in 0..<24 {
+            func text(_ inserted: String) -> [UInt8] {
+                var plain = Array(String(repeating: "0123456789abcdef~", count: 2).utf8)
+                plain.replaceSubrange(at..<at + 1, with: Array(inserted.utf8))
+                return Array("\"".utf8) + plain + Array("\"".utf8)
+            }
+            #expect(try BundleJSONParser.parse(text("é")) == .string(String(decoding: Array(text("é").dropFirst().dropLast()), as: UTF8.self)))
+            for (escape, meaning) in [(#"\n"#, "\n"), (#"\""#, "\"")] {
+                guard case .string(let value) = try BundleJSONParser.parse(text(escape)) else { Issue.record("not a string"); continue }
+                #expect(value.count == 34 && value.contains(meaning))
+            }
+            #expect(throws: BundleJSONError.self) { try BundleJSONParser.parse(text("\u{01}")) }
+            #expect(throws: BundleJSONError.self) { try BundleJSONParser.parse(text("\"")) }
+            #expect(throws: BundleJSONError.self) { try BundleJSONParser.parse(text("\u{FF}") .map { $0 == 0xC3 ? 0xFF : $0 }) }
+        }
+    }
+
     @Test("typed access refuses mistyped members")
     func typedAccess() throws {
         let value = try BundleJSONParser.parse(Array(#"{"i":1.5,"e":1e3,"s":"x","n":null,"big":99999999999,"o":{}}"#.utf8))

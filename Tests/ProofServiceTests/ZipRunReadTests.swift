@@ -24,12 +24,18 @@ struct ZipRunReadTests {
 
     /// Both readings of `entries` as comparable values (contents or the failure's message).
     static func compare(_ reader: ZipArchiveReader, _ entries: [ZipArchiveReader.Entry], limit: Int = 512 << 20) {
-        let run = reader.contents(ofRun: entries[...], limit: limit)
+        for checkingCRC in [true, false] {
+            compare(reader, entries, limit: limit, checkingCRC: checkingCRC)
+        }
+    }
+
+    static func compare(_ reader: ZipArchiveReader, _ entries: [ZipArchiveReader.Entry], limit: Int, checkingCRC: Bool) {
+        let run = reader.contents(ofRun: entries[...], limit: limit, checkingCRC: checkingCRC)
         #expect(run.count == entries.count)
         for (entry, result) in zip(entries, run) {
-            let single = Result { () throws(ZipArchiveReader.Failure) in try reader.contents(of: entry, limit: limit) }
+            let single = Result { () throws(ZipArchiveReader.Failure) in try reader.contents(of: entry, limit: limit, checkingCRC: checkingCRC) }
             switch (result, single) {
-            case (.success(let a), .success(let b)): #expect(a == b, "\(entry.name)")
+            case (.success(let a), .success(let b)): #expect(Array(a) == b, "\(entry.name)")
             case (.failure(let a), .failure(let b)): #expect(a == b, "\(entry.name)")
             default: Issue.record("\(entry.name): the run gave \(result), alone \(single)")
             }
@@ -43,7 +49,7 @@ struct ZipRunReadTests {
         let entries = try reader.entries
         #expect(entries.count == Self.files.count)
         let run = reader.contents(ofRun: entries[...])
-        for (result, file) in zip(run, Self.files) { #expect(try result.get() == file.1) }
+        for (result, file) in zip(run, Self.files) { #expect(Array(try result.get()) == file.1) }
         Self.compare(reader, entries)
         Self.compare(reader, Array(entries.reversed()))
         Self.compare(reader, [entries[3], entries[3], entries[1]])
@@ -51,6 +57,24 @@ struct ZipRunReadTests {
         Self.compare(reader, [entries[0]])
         Self.compare(reader, [])
         Self.compare(reader, entries, limit: 4000)
+    }
+
+    /// Unchecked CRC-32 (for a caller that checks a stronger digest): a wrong CRC in the directory
+    /// passes, a wrong size still fails.
+    @Test("without the CRC-32 check, only the CRC is not checked")
+    func withoutCRC() throws {
+        let bytes = try Self.archive(Self.files)
+        let reader = try ZipArchiveReader(bytes)
+        var entries = try reader.entries
+        for index in [0, 1] {  // stored, deflated
+            entries[index].crc ^= 1
+            #expect(throws: ZipArchiveReader.Failure.self) { try reader.contents(of: entries[index]) }
+            #expect(try reader.contents(of: entries[index], checkingCRC: false) == Self.files[index].1)
+            #expect(try Array(reader.contents(ofRun: entries[0...1], checkingCRC: false)[index].get()) == Self.files[index].1)
+            #expect(throws: ZipArchiveReader.Failure.self) { try reader.contents(ofRun: entries[0...1])[index].get() }
+            entries[index].size += 1
+            #expect(throws: ZipArchiveReader.Failure.self) { try reader.contents(of: entries[index], checkingCRC: false) }
+        }
     }
 
     @Test("a damaged byte, a hostile offset or size fails only the entries it touches, as alone")

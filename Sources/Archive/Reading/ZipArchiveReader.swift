@@ -123,8 +123,11 @@ public struct ZipArchiveReader: Sendable {
         }
     }
 
-    /// The uncompressed contents of `entry`, checked against its CRC-32 (at most `limit` bytes).
-    public func contents(of entry: Entry, limit: Int = 512 << 20) throws(Failure) -> [UInt8] {
+    /// The uncompressed contents of `entry`, checked against its size and, unless `checkingCRC` is
+    /// false, its CRC-32 (at most `limit` bytes). Only a caller that checks every byte against a
+    /// stronger digest of its own (the bundle verifier's signed SHA-256s) leaves the CRC-32 out:
+    /// it could only tell that such a file differs, which the digest already says.
+    public func contents(of entry: Entry, limit: Int = 512 << 20, checkingCRC: Bool = true) throws(Failure) -> [UInt8] {
         let header = entry.localHeaderOffset
         guard header <= source.size, source.size - header >= 30 else { throw Failure(message: "damaged local header") }
         guard entry.size <= UInt64(limit), entry.compressedSize <= UInt64(limit) else {
@@ -134,18 +137,21 @@ public struct ZipArchiveReader: Sendable {
         // field are no longer than the directory's name and a little slack (as in archives we write);
         // else a second read for the data.
         let block = try source.read(at: header, count: Int(min(Self.extent(of: entry), source.size - header)))
-        if let stored = try stored(entry, in: block, at: 0) { return try Self.decode(entry, stored) }
+        if let stored = try stored(entry, in: block, at: 0) { return Array(try Self.decode(entry, stored, checkingCRC: checkingCRC)) }
         let offset = 30 + UInt64(block.u16(26)) + UInt64(block.u16(28))
-        return try Self.decode(entry, ArraySlice(try source.read(at: header + offset, count: Int(entry.compressedSize))))
+        let data = ArraySlice(try source.read(at: header + offset, count: Int(entry.compressedSize)))
+        return Array(try Self.decode(entry, data, checkingCRC: checkingCRC))
     }
 
     /// The contents of `entries`, each as ``contents(of:limit:)`` gives it, read with one `read`
     /// when their local headers run forward within ``runLimit`` bytes (consecutive entries of an
     /// archive we write): a verifier reads a few hundred thousand small entries, and one call per
     /// entry cost a tenth of its CPU in the kernel. Any entry the run does not hold whole is read
-    /// on its own.
-    public func contents(ofRun entries: ArraySlice<Entry>, limit: Int = 512 << 20) -> [Result<[UInt8], Failure>] {
-        func each() -> [Result<[UInt8], Failure>] { entries.map { entry in Result { () throws(Failure) in try contents(of: entry, limit: limit) } } }
+    /// on its own. A stored entry comes back as a slice of the run, not copied.
+    public func contents(ofRun entries: ArraySlice<Entry>, limit: Int = 512 << 20, checkingCRC: Bool = true) -> [Result<ArraySlice<UInt8>, Failure>] {
+        func each() -> [Result<ArraySlice<UInt8>, Failure>] {
+            entries.map { entry in Result { () throws(Failure) in ArraySlice(try contents(of: entry, limit: limit, checkingCRC: checkingCRC)) } }
+        }
         guard let first = entries.first, entries.count > 1 else { return each() }
         var previous = first.localHeaderOffset, end = previous
         for entry in entries {
@@ -162,9 +168,9 @@ public struct ZipArchiveReader: Sendable {
         return entries.map { entry in
             Result { () throws(Failure) in
                 if let stored = try stored(entry, in: block, at: Int(entry.localHeaderOffset - first.localHeaderOffset)) {
-                    return try Self.decode(entry, stored)
+                    return try Self.decode(entry, stored, checkingCRC: checkingCRC)
                 }
-                return try contents(of: entry, limit: limit)
+                return ArraySlice(try contents(of: entry, limit: limit, checkingCRC: checkingCRC))
             }
         }
     }
@@ -188,16 +194,17 @@ public struct ZipArchiveReader: Sendable {
         return end <= UInt64(block.count) ? block[(at + Int(offset))..<Int(end)] : nil
     }
 
-    /// `stored` as the entry's uncompressed contents, checked against its size and CRC-32.
-    private static func decode(_ entry: Entry, _ stored: ArraySlice<UInt8>) throws(Failure) -> [UInt8] {
-        let data: [UInt8]
+    /// `stored` as the entry's uncompressed contents (stored data as the same slice), checked
+    /// against its size and, when `checkingCRC`, its CRC-32.
+    private static func decode(_ entry: Entry, _ stored: ArraySlice<UInt8>, checkingCRC: Bool) throws(Failure) -> ArraySlice<UInt8> {
+        let data: ArraySlice<UInt8>
         switch entry.method {
-        case 0: data = Array(stored)
-        case 8: data = try ZipInflater.withInflater { (inflater) throws(Failure) in try inflater.inflate(stored, size: Int(entry.size)) }
+        case 0: data = stored
+        case 8: data = ArraySlice(try ZipInflater.withInflater { (inflater) throws(Failure) in try inflater.inflate(stored, size: Int(entry.size)) })
         default: throw Failure(message: "unsupported compression method \(entry.method)")
         }
-        let crc = CRC32.of(data)
-        guard UInt64(data.count) == entry.size, crc == entry.crc else { throw Failure(message: "CRC-32 or size does not match") }
+        guard UInt64(data.count) == entry.size else { throw Failure(message: "CRC-32 or size does not match") }
+        if checkingCRC, CRC32.of(data) != entry.crc { throw Failure(message: "CRC-32 or size does not match") }
         return data
     }
 

@@ -25,7 +25,7 @@ enum BundleProofCheck {
             self.document = document
         }
 
-        static func read(_ bytes: [UInt8]) -> Metadata {
+        static func read(_ bytes: some Collection<UInt8>) -> Metadata {
             Metadata(document: Result { () throws(BundleJSONError) in try BundleProofReading.parse(bytes) })
         }
     }

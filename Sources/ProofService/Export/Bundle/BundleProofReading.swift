@@ -42,7 +42,7 @@ struct BundleProofReading: Sendable {
     func file(_ name: String) -> File? { files.first { $0.name == name }?.file }
 
     /// Parses `bytes`; the error says what is wrong.
-    static func parse(_ bytes: [UInt8]) throws(BundleJSONError) -> BundleProofReading {
+    static func parse(_ bytes: some Collection<UInt8>) throws(BundleJSONError) -> BundleProofReading {
         try BundleJSONParser.read(bytes) { (json) throws(BundleJSONError) in
             guard json.atObject else { throw BundleJSONError("the document is not an object") }
             var reference: String?, files: [(name: String, file: File)]?, proof: Proof?

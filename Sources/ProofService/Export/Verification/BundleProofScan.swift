@@ -10,6 +10,9 @@ import ProofStore
 /// of the index, so a proof appearing twice is found). Holds one folder, one checksum file's
 /// lines and one batch of entries at a time: a batch is read, inflated, hashed and its
 /// `metadata.json` files parsed on all cores (``BundleParallelMap``), then applied in order.
+/// Files are read without their ZIP CRC-32: every byte of each is checked against a signed
+/// SHA-256 (its checksums file's, signed through `manifest.json`), which the CRC could only repeat
+/// less strongly (docs/decisions/0036-verifier-trusts-sha256-over-crc32.md).
 enum BundleProofScan {
     /// One entry as the parallel part read it: no file's contents are kept (a checksums file is
     /// left to the serial part), so a batch holds digests and parsed metadata only.
@@ -45,7 +48,9 @@ enum BundleProofScan {
     static let pendingLimit = 50 * BundleLayout.checksumLines
 
     static func read(_ archive: ZipArchiveReader, _ entry: ZipArchiveReader.Entry) -> Result<ReadEntry, ZipArchiveReader.Failure> {
-        found(entry, Result { () throws(ZipArchiveReader.Failure) in try archive.contents(of: entry, limit: entryLimit) })
+        found(entry, Result { () throws(ZipArchiveReader.Failure) in
+            ArraySlice(try archive.contents(of: entry, limit: entryLimit, checkingCRC: false))
+        })
     }
 
     /// `entries` read as ``read(_:_:)`` reads each, nil for those left to the serial part (large
@@ -58,7 +63,7 @@ enum BundleProofScan {
             return found.read
         }
         let parallel = entries.filter { Self.readsInParallel($0) && alreadyRead($0) == nil }
-        var contents = zip(parallel, archive.contents(ofRun: parallel[...], limit: entryLimit)).makeIterator()
+        var contents = zip(parallel, archive.contents(ofRun: parallel[...], limit: entryLimit, checkingCRC: false)).makeIterator()
         return entries.map { entry in
             if let found = alreadyRead(entry) { return .success(found) }
             guard Self.readsInParallel(entry), let (read, bytes) = contents.next() else { return nil }
@@ -67,7 +72,7 @@ enum BundleProofScan {
     }
 
     /// What the parallel part keeps of `entry`, whose contents were read as `contents`.
-    private static func found(_ entry: ZipArchiveReader.Entry, _ contents: Result<[UInt8], ZipArchiveReader.Failure>) -> Result<ReadEntry, ZipArchiveReader.Failure> {
+    private static func found(_ entry: ZipArchiveReader.Entry, _ contents: Result<ArraySlice<UInt8>, ZipArchiveReader.Failure>) -> Result<ReadEntry, ZipArchiveReader.Failure> {
         contents.map { contents in
             let name = entry.name
             let isMetadata = name.hasPrefix(BundleLayout.deliveriesPrefix) && name.hasSuffix("/metadata.json")

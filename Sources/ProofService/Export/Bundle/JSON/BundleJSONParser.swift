@@ -243,6 +243,26 @@ struct BundleJSONParser {
             && (range.isEmpty || memcmp(bytes.baseAddress! + range.lowerBound, expected.utf8Start, range.count) == 0)
     }
 
+    /// The end of the run of 8-byte words from `start` of `bytes` that hold only printable ASCII
+    /// other than `"` and `\\` (nothing a string's scan must stop at), found a word at a time.
+    private static func plainASCII(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        guard let base = UnsafeRawPointer(bytes.baseAddress) else { return start }
+        let ones: UInt64 = 0x0101_0101_0101_0101, highs: UInt64 = 0x8080_8080_8080_8080
+        /// High bit of each byte of `word` that is zero.
+        func zeros(_ word: UInt64) -> UInt64 { (word &- ones) & ~word & highs }
+        var index = start
+        while index + 8 <= bytes.count {
+            let word = base.loadUnaligned(fromByteOffset: index, as: UInt64.self)
+            // For ASCII bytes (no carry between them), adding 0x60 sets the high bit exactly of
+            // those of 0x20 and up; a word with any byte of 0x80 and up stops the run anyway.
+            let control = ~(word &+ 0x6060_6060_6060_6060) & highs
+            let stop = zeros(word ^ 0x2222_2222_2222_2222) | zeros(word ^ 0x5C5C_5C5C_5C5C_5C5C) | control | (word & highs)
+            if stop != 0 { break }
+            index += 8
+        }
+        return index
+    }
+
     /// The text `token` stands for.
     func text(_ token: Token) -> String {
         switch token {
@@ -259,6 +279,9 @@ struct BundleJSONParser {
         var index = start
         /// Every byte so far OR-ed: below 0x80 means ASCII, which needs no UTF-8 validation.
         var seen: UInt8 = 0
+        // Eight bytes at a time past plain ASCII (a digest's 64 hex digits are most of a
+        // metadata.json); the byte loop below takes whatever stops the skip.
+        index = Self.plainASCII(in: bytes, from: index)
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
