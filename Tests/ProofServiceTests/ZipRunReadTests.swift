@@ -59,6 +59,27 @@ struct ZipRunReadTests {
         Self.compare(reader, entries, limit: 4000)
     }
 
+    /// Skipped names are not handed over, but their directory records are still checked.
+    @Test("entries skipped by name prefix")
+    func skipping() throws {
+        let bytes = try Self.archive(Self.files)
+        let reader = try ZipArchiveReader(bytes)
+        var names: [String] = []
+        try reader.forEachEntry(skipping: [Array("deliveries/D-0/".utf8), Array("nothing".utf8)]) { names.append($0.name) }
+        #expect(names == Self.files.map(\.0).filter { !$0.hasPrefix("deliveries/D-0/") })
+        #expect(names.count == Self.files.count - 5)
+        // A record signature damaged inside the skipped entries still fails the pass.
+        let all = try reader.entries
+        var damaged = bytes
+        let directory = bytes.count - 22 - all.reduce(0) { $0 + 46 + $1.name.utf8.count + 0 }
+        let second = directory + 46 + all[0].name.utf8.count
+        #expect(Array(damaged[second..<second + 4]) == [0x50, 0x4B, 0x01, 0x02])
+        damaged[second] ^= 0xFF
+        #expect(throws: ZipArchiveReader.Failure.self) {
+            try ZipArchiveReader(damaged).forEachEntry(skipping: [Array("deliveries/D-0/".utf8)]) { _ in }
+        }
+    }
+
     /// Unchecked CRC-32 (for a caller that checks a stronger digest): a wrong CRC in the directory
     /// passes, a wrong size still fails.
     @Test("without the CRC-32 check, only the CRC is not checked")

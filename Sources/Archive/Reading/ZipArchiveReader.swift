@@ -80,7 +80,10 @@ public struct ZipArchiveReader: Sendable {
     }
 
     /// Calls `body` with each entry in central-directory order, reading the directory in 1 MiB windows.
-    public func forEachEntry(_ body: (Entry) throws(Failure) -> Void) throws(Failure) {
+    /// Entries whose name starts with one of `skipping` (UTF-8 bytes) are checked as directory
+    /// records but not handed over, and their names are not decoded: a reader that wants a few
+    /// entries at the end of a directory of hundreds of thousands passes over the rest cheaply.
+    public func forEachEntry(skipping prefixes: [[UInt8]] = [], _ body: (Entry) throws(Failure) -> Void) throws(Failure) {
         var window: [UInt8] = []
         var windowStart = directoryOffset
         let directoryEnd = directoryOffset + directorySize
@@ -103,6 +106,13 @@ public struct ZipArchiveReader: Sendable {
             let nameLength = Int(window.u16(at + 28)), extraLength = Int(window.u16(at + 30)), commentLength = Int(window.u16(at + 32))
             let total = 46 + nameLength + extraLength + commentLength
             at = try bytes(cursor, total)
+            let nameStart = at + 46
+            if !prefixes.isEmpty, prefixes.contains(where: { prefix in
+                prefix.count <= nameLength && window[nameStart..<(nameStart + prefix.count)].elementsEqual(prefix)
+            }) {
+                cursor += UInt64(total)
+                continue
+            }
             let name = String(decoding: window[(at + 46)..<(at + 46 + nameLength)], as: UTF8.self)
             var entry = Entry(name: name, method: window.u16(at + 10), crc: window.u32(at + 16), compressedSize: UInt64(window.u32(at + 20)),
                               size: UInt64(window.u32(at + 24)), localHeaderOffset: UInt64(window.u32(at + 42)))

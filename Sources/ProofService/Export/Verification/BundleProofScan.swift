@@ -105,8 +105,16 @@ enum BundleProofScan {
         var pending: [(name: String, sha256: Digest32)] = []
     }
 
+    /// Scans the proofs against `events`, which `seal` seals just before the first proof is
+    /// applied: the first batches are read meanwhile.
     static func scan(_ archive: ZipArchiveReader, checksums: [ExportManifest.File], events: inout BundleEventIndex,
-                     report: inout ExportBundleVerifier.Report) {
+                     seal: (inout BundleEventIndex, inout ExportBundleVerifier.Report) -> Void, report: inout ExportBundleVerifier.Report) {
+        var sealed = false
+        func sealOnce() {
+            guard !sealed else { return }
+            sealed = true
+            seal(&events, &report)
+        }
         func fail(_ file: String, _ reason: String) { report.add(.init(file: file, reason: reason)) }
         let signedChecksums = Dictionary(checksums.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })
         var seenChecksums = Set<String>()
@@ -220,6 +228,7 @@ enum BundleProofScan {
         func applyRead() {
             guard let (entries, pending) = reading else { return }
             reading = nil
+            sealOnce()
             // Large entries (none in a bundle we wrote) are read when applied, one at a time, so a
             // hostile batch cannot hold a thousand of them at once.
             for (entry, result) in zip(entries, pending.wait().joined()) { apply(entry, result) }
@@ -248,6 +257,7 @@ enum BundleProofScan {
         }
         flush()
         applyRead()
+        sealOnce()
         finishFolder()
         for (file, _) in state.pending { fail(file, "is not covered by any checksums file") }
         for file in checksums where !seenChecksums.contains(file.path) { fail(file.path, "missing from the bundle") }

@@ -118,8 +118,9 @@ public enum ExportBundleVerifier {
         var audit: [(name: String, entry: ZipArchiveReader.Entry)] = []
         do {
             archive = try ZipArchiveReader(source: source)
-            // First pass: only the few entries read before the proofs (the trailer and the audit segments).
-            try archive.forEachEntry { entry in
+            // First pass: only the few entries read before the proofs (the trailer and the audit
+            // segments); the proofs' and checksums' names are not even decoded.
+            try archive.forEachEntry(skipping: [Array(BundleLayout.deliveriesPrefix.utf8), Array(BundleLayout.checksumsPrefix.utf8)]) { entry in
                 if BundleLayout.trailer.contains(entry.name) {
                     if trailer[entry.name] != nil { fail(entry.name, "appears twice in the archive") }
                     trailer[entry.name] = entry
@@ -213,7 +214,7 @@ public enum ExportBundleVerifier {
             return report
         }
         var index = BundleAuditIndex.build(archive, segments: audit.sorted { $0.name < $1.name }, heads: checkpoint.heads, report: &report)
-        BundleProofScan.scan(archive, checksums: checksums, events: &index, report: &report)
+        BundleProofScan.scan(archive, checksums: checksums, events: &index, seal: BundleAuditIndex.seal, report: &report)
         if let failure = index.failure { fail("bundle", failure.description) }
         if report.verifiedProofs != manifest.proofCount {
             fail("manifest.json", "states \(manifest.proofCount) proofs, but the bundle holds \(report.verifiedProofs)")
