@@ -85,6 +85,26 @@ struct BundleJSONParserTests {
         }
     }
 
+    /// Short decimals are read without text (an exact division): they must give what `Double(text)` gives.
+    @Test("numbers read as Double(text) reads them")
+    func doubles() throws {
+        var generator = SystemRandomNumberGenerator()
+        var texts = ["0", "-0", "0.1", "52.5201", "13.016249754817833", "999999999999999", "9999999999999999", "1e3", "-1.5E-7",
+                     "0.0000000000000000000001", "0.00000000000000000000001", "123456789012345.6", "2.0", "200.0"]
+        for _ in 0..<20_000 {
+            let whole = String(UInt64.random(in: 0...999_999_999, using: &generator))
+            let fraction = String(UInt64.random(in: 0...999_999_999_999, using: &generator))
+            let digits = Int.random(in: 1...fraction.count, using: &generator)
+            texts.append((Bool.random(using: &generator) ? "-" : "") + whole + "." + String(repeating: "0", count: Int.random(in: 0...12, using: &generator))
+                         + fraction.prefix(digits))
+        }
+        for text in texts {
+            let read = try BundleJSONParser.read(Array(text.utf8)) { (json) throws(BundleJSONError) in try json.readDouble("n") }
+            let expected = try #require(Double(text))
+            #expect(read.bitPattern == expected.bitPattern, "\(text)")
+        }
+    }
+
     @Test("typed access refuses mistyped members")
     func typedAccess() throws {
         let value = try BundleJSONParser.parse(Array(#"{"i":1.5,"e":1e3,"s":"x","n":null,"big":99999999999,"o":{}}"#.utf8))

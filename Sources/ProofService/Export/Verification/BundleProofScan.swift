@@ -200,11 +200,13 @@ enum BundleProofScan {
                 fail(name, "is not listed in a checksums file within \(Self.pendingLimit) files of the one before (a bundle has one every "
                      + "\(BundleLayout.checksumLines) files)")
             }
-            if name.hasPrefix(BundleLayout.deliveriesPrefix), let slash = name.lastIndex(of: "/") {
-                let folder = String(name[...slash]), file = String(name[name.index(after: slash)...])
-                if folder != state.folder {
+            // Split on the UTF-8 bytes: Character search and slicing showed in this thread's profile.
+            if name.hasPrefix(BundleLayout.deliveriesPrefix), let slash = name.utf8.lastIndex(of: UInt8(ascii: "/")) {
+                let file = String(name[name.utf8.index(after: slash)...])
+                // The folder is compared in place and kept only when it changes (once per proof).
+                if state.folder.map({ !$0.utf8.elementsEqual(name.utf8[...slash]) }) ?? true {
                     finishFolder()
-                    state.folder = folder
+                    state.folder = String(name[...slash])
                 }
                 if file == "metadata.json" {
                     if state.metadata != nil { fail(name, "appears twice in the archive") }

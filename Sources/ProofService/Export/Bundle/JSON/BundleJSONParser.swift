@@ -239,8 +239,10 @@ struct BundleJSONParser {
                 expected.withUTF8Buffer { found.count == $0.count && Self.compare(found, $0) == 0 }
             }
         }
+        // Length, then first byte, then the rest: most names a reader tries differ in the first two.
         return range.count == expected.utf8CodeUnitCount
-            && (range.isEmpty || memcmp(bytes.baseAddress! + range.lowerBound, expected.utf8Start, range.count) == 0)
+            && (range.isEmpty || (bytes[range.lowerBound] == expected.utf8Start.pointee
+                                  && memcmp(bytes.baseAddress! + range.lowerBound, expected.utf8Start, range.count) == 0))
     }
 
     /// The end of the run of 8-byte words from `start` of `bytes` that hold only printable ASCII
@@ -464,9 +466,42 @@ extension BundleJSONParser {
     mutating func readOptionalDouble(_ name: String) throws(BundleJSONError) -> Double? {
         if try readNull() { return nil }
         guard atNumber else { throw BundleJSONError("\(name) is not a number or null") }
-        guard let value = Double(numberText(try number())), value.isFinite else { throw BundleJSONError("\(name) is out of range") }
+        let range = try number()
+        guard let value = exactDouble(range) ?? Double(numberText(range)), value.isFinite else {
+            throw BundleJSONError("\(name) is out of range")
+        }
         return value
     }
+
+    /// The number at `range` when it is a decimal of at most 15 digits with at most 22 after the
+    /// point and no exponent (our coordinates, distances and options): an integer below 2^53
+    /// divided by a power of ten below 2^53 is one correctly rounded IEEE division, so this is the
+    /// value `Double(text)` gives, without building the text. Nil otherwise.
+    private func exactDouble(_ range: Range<Int>) -> Double? {
+        var index = range.lowerBound
+        let negative = bytes[index] == UInt8(ascii: "-")
+        if negative { index += 1 }
+        var mantissa: UInt64 = 0, digits = 0, fraction = -1
+        while index < range.upperBound {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: ".") {
+                fraction = 0
+            } else {
+                let digit = byte &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }  // an exponent
+                mantissa = mantissa &* 10 &+ UInt64(digit)
+                digits += 1
+                if fraction >= 0 { fraction += 1 }
+            }
+            index += 1
+        }
+        guard digits <= 15, fraction <= 22 else { return nil }
+        let value = fraction > 0 ? Double(mantissa) / Self.powersOfTen[fraction] : Double(mantissa)
+        return negative ? -value : value
+    }
+
+    /// 10^0 through 10^22, each exact in a Double.
+    private static let powersOfTen: [Double] = (0...22).map { exponent in (0..<exponent).reduce(1.0) { value, _ in value * 10 } }
 
     mutating func readDouble(_ name: String) throws(BundleJSONError) -> Double {
         guard let value = try readOptionalDouble(name) else { throw BundleJSONError("\(name) is not a number") }
