@@ -230,7 +230,8 @@ struct BundleProofReadingTests {
                     + "\(text("device_key_id") ?? "-") \(text("device_signature") ?? "-")"
             }
         }
-        return "\(action)|\(actor.flatMap(UUID.init(text:))?.lowercasedText ?? "-")|\(role ?? "-")|\(chain)|\(client ?? "-")|\(details)|\(encoding)|\(hash)|\(at)|\(prev)|\(request ?? "-")|"
+        return "\(action)|\(actor.flatMap(UUID.init(text:))?.lowercasedText ?? "-")|\(role ?? "-")|\(chain)|\(client ?? "-")|\(details)|\(encoding)|"
+            + "\(Digest32(hex: hash)?.description ?? "-")|\(at)|\(Digest32(hex: prev)?.description ?? "-")|\(request ?? "-")|"
             + "\(seq)|\(subject)|\(agent ?? "-")|\(bound)"
     }
 
@@ -245,7 +246,8 @@ struct BundleProofReadingTests {
             return nil  // the tree side cannot tell an unreadable hash; compared below on readable events only
         }
         return "\(line.action)|\(line.actorKeyID?.lowercasedText ?? "-")|\(line.actorRole ?? "-")|\(line.chain)|\(line.clientAddress ?? "-")|"
-            + "\(line.detailsText)|\(line.encoding)|\(line.hash)|\(line.occurredAtMicros)|\(line.prevHash)|\(line.requestID ?? "-")|"
+            + "\(line.detailsText)|\(line.encoding)|\(line.hash?.description ?? "-")|\(line.occurredAtMicros)|\(line.prevHash?.description ?? "-")|"
+            + "\(line.requestID ?? "-")|"
             + "\(line.seq)|\(line.subject)|\(line.userAgent ?? "-")|\(bound)"
     }
 

@@ -14,9 +14,11 @@ struct BundleEventLine: Sendable {
     var clientAddress: String?
     var detailsText: String
     var encoding: String
-    var hash: String
+    /// Nil when not 64 hex digits (then the line states no event).
+    var hash: Digest32?
     var occurredAtMicros: Int64
-    var prevHash: String
+    /// Nil when not 64 hex digits.
+    var prevHash: Digest32?
     var requestID: String?
     var seq: Int64
     var subject: String
@@ -28,7 +30,7 @@ struct BundleEventLine: Sendable {
         try BundleJSONParser.read(bytes) { (json) throws(BundleJSONError) in
             guard json.atObject else { throw BundleJSONError("an audit event is not an object") }
             var action: String?, actorKeyID: UUID?, actorRole: String?, chain: Int16?, clientAddress: String?, detailsText: String?
-            var encoding: String?, hash: String?, occurredAtMicros: Int64?, prevHash: String?, requestID: String?, seq: Int64?
+            var encoding: String?, hash: Digest32??, occurredAtMicros: Int64?, prevHash: Digest32??, requestID: String?, seq: Int64?
             var subject: String?, userAgent: String?
             try json.forEachMember(depth: 1) { (json, name) throws(BundleJSONError) in
                 if json.token(name, is: "action") {
@@ -50,11 +52,11 @@ struct BundleEventLine: Sendable {
                 } else if json.token(name, is: "encoding") {
                     encoding = try json.readString("encoding")
                 } else if json.token(name, is: "hash") {
-                    hash = try json.readString("hash")
+                    hash = .some(try json.readDigest("hash"))
                 } else if json.token(name, is: "occurred_at_us") {
                     occurredAtMicros = try json.readInt64("occurred_at_us")
                 } else if json.token(name, is: "prev_hash") {
-                    prevHash = try json.readString("prev_hash")
+                    prevHash = .some(try json.readDigest("prev_hash"))
                 } else if json.token(name, is: "request_id") {
                     requestID = try json.readOptionalString("request_id")
                 } else if json.token(name, is: "seq") {
@@ -104,7 +106,7 @@ struct BundleEventLine: Sendable {
 
     /// The event a line states, or nil when a hash is not 64 hex digits or the encoding is unknown.
     var event: AuditEvent? {
-        guard let hash = Digest32(hex: hash), let prev = Digest32(hex: prevHash),
+        guard let hash, let prev = prevHash,
               let encoding = AuditEvent.Encoding.allCases.first(where: { $0.tag == encoding }) else { return nil }
         return AuditEvent(seq: seq, occurredAtMicros: occurredAtMicros, actorKeyID: actorKeyID, actorRole: actorRole, action: action,
                           subject: subject, requestID: requestID, clientAddress: clientAddress, userAgent: userAgent,

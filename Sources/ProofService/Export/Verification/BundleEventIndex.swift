@@ -93,11 +93,15 @@ struct BundleEventIndex {
     /// SHA-256 over the subject and the digests `flags` names.
     static func binding(_ event: RecordedEventDigests, flags: UInt8) -> Digest32 {
         // One buffer, hashed once: it is computed twice per proof.
-        var bytes: [UInt8] = [flags]
+        var bytes: [UInt8] = []
         bytes.reserveCapacity(256)
+        bytes.append(flags)
         bytes += event.subject.utf8
         bytes.append(0)
-        for digest in [event.points, event.png, event.ink, event.metadata] { digest?.append(to: &bytes) }
+        event.points?.append(to: &bytes)
+        event.png?.append(to: &bytes)
+        event.ink?.append(to: &bytes)
+        event.metadata?.append(to: &bytes)
         if flags & hasDevice != 0 {
             bytes += (event.deviceKeyID ?? "").utf8
             bytes.append(0)

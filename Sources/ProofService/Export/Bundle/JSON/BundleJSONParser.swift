@@ -298,7 +298,14 @@ struct BundleJSONParser {
             if byte < 0x20 { throw .at(index, "a control character in a string") }
             index += 1
         }
-        var decoded = Array(bytes[start..<index])
+        // Room for the whole string at once: its length is bounded by where its closing quote
+        // lies (an audit event's details_text escapes a quote every few bytes, and grew its buffer
+        // several times). Only the string's own bytes are reserved, so hostile input cannot ask for more.
+        var end = index
+        while end < bytes.count, bytes[end] != UInt8(ascii: "\"") { end += bytes[end] == UInt8(ascii: "\\") ? 2 : 1 }
+        var decoded: [UInt8] = []
+        decoded.reserveCapacity(min(end, bytes.count) - start)
+        decoded.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
         while index < bytes.count {
             let byte = bytes[index]
             switch byte {
