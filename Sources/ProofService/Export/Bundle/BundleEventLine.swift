@@ -69,10 +69,6 @@ struct BundleEventLine: Sendable {
                     try json.skipValue(depth: 1)
                 }
             }
-            func required<Value>(_ value: Value?, _ name: String) throws(BundleJSONError) -> Value {
-                guard let value else { throw BundleJSONError("\(name) is missing") }
-                return value
-            }
             return BundleEventLine(action: try required(action, "action"), actorKeyID: actorKeyID, actorRole: actorRole,
                                    chain: try required(chain, "chain"), clientAddress: clientAddress,
                                    detailsText: try required(detailsText, "details_text"), encoding: try required(encoding, "encoding"),
@@ -112,4 +108,9 @@ struct BundleEventLine: Sendable {
                           subject: subject, requestID: requestID, clientAddress: clientAddress, userAgent: userAgent,
                           detailsJSON: detailsText, prevHash: prev.bytes, hash: hash.bytes, chain: chain, encoding: encoding)
     }
+}
+
+/// The member `name` a reader found, or "`name` is missing" (``BundleJSONError/required(_:_:)``).
+private func required<Value>(_ value: Value?, _ name: String) throws(BundleJSONError) -> Value {
+    try BundleJSONError.required(value, name)
 }

@@ -155,10 +155,6 @@ private struct Proof {
         try json.forEachMember(depth: 2) { (json, name) throws(BundleJSONError) in
             try member(name, of: &json, into: &found)
         }
-        func required<Value>(_ value: Value?, _ name: String) throws(BundleJSONError) -> Value {
-            guard let value else { throw BundleJSONError("\(name) is missing") }
-            return value
-        }
         let original = try required(found.original, "original"), ink = try required(found.ink, "ink"), png = try required(found.png, "png")
         let facts = ProofFacts(
             proofID: try required(found.proofID, "proof_id"), reference: try required(found.reference, "reference"),
@@ -185,10 +181,6 @@ private struct Proof {
         func object(_ name: String, _ read: (inout BundleJSONParser, BundleJSONParser.Token) throws(BundleJSONError) -> Void) throws(BundleJSONError) {
             guard json.atObject else { throw BundleJSONError("\(name) is not an object") }
             try json.forEachMember(depth: 3, read)
-        }
-        func required<Value>(_ value: Value?, _ name: String) throws(BundleJSONError) -> Value {
-            guard let value else { throw BundleJSONError("\(name) is missing") }
-            return value
         }
         if json.token(name, is: "proof_id") {
             found.proofID = try uuid(json.readString("proof_id"), "proof_id")
@@ -319,4 +311,9 @@ private struct Proof {
             try json.skipValue(depth: 2)
         }
     }
+}
+
+/// The member `name` a reader found, or "`name` is missing" (``BundleJSONError/required(_:_:)``).
+private func required<Value>(_ value: Value?, _ name: String) throws(BundleJSONError) -> Value {
+    try BundleJSONError.required(value, name)
 }
