@@ -58,12 +58,17 @@ enum BundleProofScan {
     /// segments, read while indexing) are not read again.
     static func read(_ archive: ZipArchiveReader, _ entries: ArraySlice<ZipArchiveReader.Entry>,
                      known: [UInt64: (entry: ZipArchiveReader.Entry, read: ReadEntry)]) -> [Result<ReadEntry, ZipArchiveReader.Failure>?] {
+        // Looked up by index first: most entries are not known, and copying a found value out
+        // (an entry and its name) for each showed in the workers' profile.
         func alreadyRead(_ entry: ZipArchiveReader.Entry) -> ReadEntry? {
-            guard let found = known[entry.localHeaderOffset], found.entry == entry else { return nil }
-            return found.read
+            guard let index = known.index(forKey: entry.localHeaderOffset) else { return nil }
+            let found = known.values[index]
+            return found.entry == entry ? found.read : nil
         }
-        let parallel = entries.filter { Self.readsInParallel($0) && alreadyRead($0) == nil }
-        var contents = zip(parallel, archive.contents(ofRun: parallel[...], limit: entryLimit, checkingCRC: false)).makeIterator()
+        // Every entry of a batch of proofs is read here: then the slice itself is the run.
+        let parallel = entries.allSatisfy { Self.readsInParallel($0) && known.index(forKey: $0.localHeaderOffset) == nil }
+            ? entries : entries.filter { Self.readsInParallel($0) && alreadyRead($0) == nil }[...]
+        var contents = zip(parallel, archive.contents(ofRun: parallel, limit: entryLimit, checkingCRC: false)).makeIterator()
         return entries.map { entry in
             if let found = alreadyRead(entry) { return .success(found) }
             guard Self.readsInParallel(entry), let (read, bytes) = contents.next() else { return nil }
