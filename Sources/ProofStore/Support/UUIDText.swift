@@ -14,6 +14,12 @@ extension UUID {
         self.init(uuid: parsed)
     }
 
+    /// ``init(text:)`` from the text's UTF-8 bytes in place (a reader that has not made a `String`).
+    public init?(utf8 characters: UnsafeBufferPointer<UInt8>) {
+        guard let parsed = Self.parse(characters) else { return nil }
+        self.init(uuid: parsed)
+    }
+
     private static func parse(_ characters: UnsafeBufferPointer<UInt8>) -> uuid_t? {
         guard characters.count == 36 else { return nil }
         var bytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)

@@ -36,10 +36,7 @@ struct BundleEventLine: Sendable {
                 if json.token(name, is: "action") {
                     action = try json.readString("action")
                 } else if json.token(name, is: "actor_key_id") {
-                    if let text = try json.readOptionalString("actor_key_id") {
-                        guard let id = UUID(text: text) else { throw BundleJSONError("actor_key_id is not a UUID") }
-                        actorKeyID = id
-                    }
+                    actorKeyID = try json.readNull() ? nil : try json.readUUID("actor_key_id")
                 } else if json.token(name, is: "actor_role") {
                     actorRole = try json.readOptionalString("actor_role")
                 } else if json.token(name, is: "chain") {

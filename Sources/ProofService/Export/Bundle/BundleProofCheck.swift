@@ -14,6 +14,36 @@ enum BundleProofCheck {
         var sha256: Digest32
     }
 
+    /// The folder's files besides `metadata.json`, by name: one slot per file a proof has (a
+    /// dictionary hashed each name several times per proof on the verifier's serial thread).
+    struct Files: Sendable {
+        private var png, svg, points, ink: FileFacts?
+
+        init() {}
+
+        /// The file `name`; only the names of ``BundleLayout/proofFiles`` after `metadata.json` hold one.
+        subscript(name: String) -> FileFacts? {
+            get {
+                switch name {
+                case "signature.png": png
+                case "signature.svg": svg
+                case "points": points
+                case "ink": ink
+                default: nil
+                }
+            }
+            set {
+                switch name {
+                case "signature.png": png = newValue
+                case "signature.svg": svg = newValue
+                case "points": points = newValue
+                case "ink": ink = newValue
+                default: preconditionFailure("\(name) is not a file of a proof: callers report those before")
+                }
+            }
+        }
+    }
+
     /// A `metadata.json` read: the costly part of a check, which the verifier does for many
     /// folders at once on all cores (``read(_:)``).
     /// A class: the verifier hands each one from a worker through its batch to the serial check,
@@ -39,13 +69,13 @@ enum BundleProofCheck {
     /// Checks the folder `folder` (`deliveries/<reference>/`), whose `metadata.json` is `metadata`
     /// and whose other files are `files` (by name), against the event `event` gives for the proof
     /// id (nil: none), told what the folder's own digests are (so an index can answer from those).
-    static func check(folder: String, metadata: [UInt8], files: [String: FileFacts],
+    static func check(folder: String, metadata: [UInt8], files: Files,
                       event: (UUID, RecordedEventDigests) -> RecordedEventDigests?) -> Outcome {
         check(folder: folder, metadata: Metadata.read(metadata), files: files, event: event)
     }
 
     /// ``check(folder:metadata:files:event:)`` with `metadata.json` already read.
-    static func check(folder: String, metadata: Metadata, files: [String: FileFacts],
+    static func check(folder: String, metadata: Metadata, files: Files,
                       event: (UUID, RecordedEventDigests) -> RecordedEventDigests?) -> Outcome {
         var failures: [ExportBundleVerifier.Failure] = []
         func fail(_ name: String, _ reason: String) { failures.append(.init(file: folder + name, reason: reason)) }
@@ -73,7 +103,6 @@ enum BundleProofCheck {
                 fail(name, "SHA-256 \(found.sha256) (\(found.bytes) bytes) differs from metadata.json's \(listedDigest) (\(listed.bytes) bytes)")
             }
         }
-        for name in files.keys.filter({ !BundleLayout.proofFiles.contains($0) }).sorted() { fail(name, "is not a file of a proof") }
         if let points = files["points"], document.originalSHA256 != points.sha256 || document.originalSize != points.bytes {
             fail("metadata.json", "original.sha256/size do not describe the points file")
         }

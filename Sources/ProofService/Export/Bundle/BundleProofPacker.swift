@@ -30,7 +30,7 @@ struct BundleProofPacker: Sendable {
         // name, bytes, whether deflating is worth trying (a gzip body and a PNG are compressed already)
         let others: [(String, [UInt8], Bool)] = [("signature.png", proof.png, false), ("signature.svg", svg, true),
                                                  ("points", proof.body, proof.metadata.bodyContentEncoding == nil), ("ink", proof.ink, true)]
-        var facts: [String: BundleProofCheck.FileFacts] = [:]
+        var facts = BundleProofCheck.Files()
         var digests: [BundleProofDocument.FileDigest] = []
         for (name, bytes, _) in others {
             let digest = Digest32.of(bytes)

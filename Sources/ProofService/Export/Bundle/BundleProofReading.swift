@@ -174,16 +174,12 @@ private struct Proof {
 
     /// Reads the member `name` of `proof` into `found` (or skips it).
     private static func member(_ name: BundleJSONParser.Token, of json: inout BundleJSONParser, into found: inout Members) throws(BundleJSONError) {
-        func uuid(_ text: String, _ name: String) throws(BundleJSONError) -> UUID {
-            guard let id = UUID(text: text) else { throw BundleJSONError("\(name) is not a UUID") }
-            return id
-        }
         func object(_ name: String, _ read: (inout BundleJSONParser, BundleJSONParser.Token) throws(BundleJSONError) -> Void) throws(BundleJSONError) {
             guard json.atObject else { throw BundleJSONError("\(name) is not an object") }
             try json.forEachMember(depth: 3, read)
         }
         if json.token(name, is: "proof_id") {
-            found.proofID = try uuid(json.readString("proof_id"), "proof_id")
+            found.proofID = try json.readUUID("proof_id")
         } else if json.token(name, is: "reference") {
             found.reference = try json.readString("reference")
         } else if json.token(name, is: "signer") {
@@ -304,9 +300,9 @@ private struct Proof {
         } else if json.token(name, is: "algorithm_version") {
             found.algorithmVersion = try json.readString("algorithm_version")
         } else if json.token(name, is: "uploaded_by") {
-            found.uploadedBy = try uuid(BundleProofReading.member(of: &json, depth: 3, "uploaded_by", "key_id") { (json) throws(BundleJSONError) in
-                try json.readString("key_id")
-            }, "uploaded_by.key_id")
+            found.uploadedBy = try BundleProofReading.member(of: &json, depth: 3, "uploaded_by", "key_id") { (json) throws(BundleJSONError) in
+                try json.readUUID("uploaded_by.key_id")
+            }
         } else {
             try json.skipValue(depth: 2)
         }

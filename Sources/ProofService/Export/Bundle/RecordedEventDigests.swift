@@ -36,7 +36,8 @@ struct RecordedEventDigests: Sendable {
                 } else if json.token(name, is: "metadata_sha256") {
                     digests.metadata = try json.readDigest("metadata_sha256")
                 } else if json.token(name, is: "proof_id") {
-                    id = UUID(text: try json.readString("proof_id"))
+                    let token = try json.scanString()
+                    id = json.withBytes(of: token) { UUID(utf8: $0) }
                 } else if json.token(name, is: "device_key_id") {
                     digests.deviceKeyID = try json.readString("device_key_id")
                 } else if json.token(name, is: "device_signature") {

@@ -91,21 +91,29 @@ enum BundleProofScan {
     /// Whether `contents` is exactly the checksum lines of `files`, in order: the case of every
     /// intact bundle, checked without building the lookup tables the general comparison needs.
     static func listsExactly(_ contents: [UInt8], _ files: [(name: String, sha256: Digest32)]) -> Bool {
-        var start = 0
-        for file in files {
-            guard let end = contents[start...].firstIndex(of: 0x0A), end - start > 66,
-                  contents[start + 64] == 0x20, contents[start + 65] == 0x20,
-                  Digest32(hexDigits: contents[start..<start + 64]) == file.sha256,
-                  file.name.utf8.elementsEqual(contents[(start + 66)..<end]) else { return false }
-            start = end + 1
+        // Compared in place (memchr, memcmp): a checksums file is a thousand lines, and this is the serial thread.
+        contents.withUnsafeBufferPointer { lines in
+            var start = 0
+            for file in files {
+                guard start < lines.count, let newline = memchr(lines.baseAddress! + start, 0x0A, lines.count - start) else { return false }
+                let end = lines.baseAddress!.distance(to: newline.assumingMemoryBound(to: UInt8.self))
+                guard end - start > 66, lines[start + 64] == 0x20, lines[start + 65] == 0x20,
+                      Digest32(hexDigits: UnsafeBufferPointer(rebasing: lines[start..<start + 64])) == file.sha256 else { return false }
+                var name = file.name
+                let sameName = name.withUTF8 { name in
+                    name.count == end - start - 66 && memcmp(name.baseAddress!, lines.baseAddress! + start + 66, name.count) == 0
+                }
+                guard sameName else { return false }
+                start = end + 1
+            }
+            return start == lines.count
         }
-        return start == contents.count
     }
 
     struct State {
         var folder: String?
         var metadata: BundleProofCheck.Metadata?
-        var files: [String: BundleProofCheck.FileFacts] = [:]
+        var files = BundleProofCheck.Files()
         /// Files read since the last checksum file: name and digest, in order.
         var pending: [(name: String, sha256: Digest32)] = []
     }
@@ -137,7 +145,7 @@ enum BundleProofScan {
             }
             state.folder = nil
             state.metadata = nil
-            state.files = [:]
+            state.files = BundleProofCheck.Files()
         }
         func compareChecksums(_ name: String, _ contents: [UInt8]) {
             seenChecksums.insert(name)
@@ -253,7 +261,8 @@ enum BundleProofScan {
         }
         do {
             try archive.forEachEntry { entry in
-                if BundleLayout.trailer.contains(entry.name) { return }
+                // Nearly every entry is a proof's file: its prefix rules out the trailer without hashing the name.
+                if !entry.name.hasPrefix(BundleLayout.deliveriesPrefix), BundleLayout.trailer.contains(entry.name) { return }
                 batch.append(entry)
                 if batch.count >= BundleParallelMap.batchSize { flush() }
             }

@@ -424,6 +424,14 @@ extension BundleJSONParser {
         return withBytes(of: token) { Digest32(hexDigits: $0) }
     }
 
+    /// A UUID's 36-character text, read from its bytes in place; "`name` is not a UUID" otherwise.
+    mutating func readUUID(_ name: String) throws(BundleJSONError) -> UUID {
+        guard next == UInt8(ascii: "\"") else { throw BundleJSONError("\(name) is not a string") }
+        let token = try scanString()
+        guard let id = withBytes(of: token, { UUID(utf8: $0) }) else { throw BundleJSONError("\(name) is not a UUID") }
+        return id
+    }
+
     mutating func readBool(_ name: String) throws(BundleJSONError) -> Bool {
         if next == UInt8(ascii: "t") {
             try literal("true")
