@@ -82,7 +82,8 @@ public struct AuditEvent: Sendable, Equatable {
     public static func canonicalBytes(encoding: Encoding = .v2, chain: Int16 = 0, seq: Int64, occurredAtMicros: Int64, actorKeyID: UUID?,
                                       actorRole: String?, action: String, subject: String, requestID: String?, clientAddress: String?,
                                       userAgent: String?, detailsJSON: String) -> [UInt8] {
-        var out = CanonicalEncoder()
+        // Sized once: every upload and every verified event encodes one, and growing cost several copies.
+        var out = CanonicalEncoder(capacity: 256 + detailsJSON.utf8.count + (userAgent?.utf8.count ?? 0) + subject.utf8.count)
         out.text(encoding.tag)
         if encoding == .v2 { out.int16(chain) }
         out.int64(seq)

@@ -148,7 +148,7 @@ public struct ProofFacts: Sendable, Equatable {
 
     /// SHA-256 of the encoding in docs/audit.md ("Proof facts").
     public var digest: [UInt8] {
-        var out = CanonicalEncoder(capacity: 512)
+        var out = CanonicalEncoder(capacity: 1024)
         out.text(Self.tag)
         out.text(proofID.lowercasedText)
         out.text(reference)
