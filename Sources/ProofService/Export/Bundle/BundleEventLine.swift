@@ -28,11 +28,10 @@ struct BundleEventLine: Sendable {
     /// the error names what is missing or mistyped. Members it does not know are skipped, still checked.
     static func parse(_ bytes: some Collection<UInt8>) throws(BundleJSONError) -> BundleEventLine {
         try BundleJSONParser.read(bytes) { (json) throws(BundleJSONError) in
-            guard json.atObject else { throw BundleJSONError("an audit event is not an object") }
             var action: String?, actorKeyID: UUID?, actorRole: String?, chain: Int16?, clientAddress: String?, detailsText: String?
             var encoding: String?, hash: Digest32??, occurredAtMicros: Int64?, prevHash: Digest32??, requestID: String?, seq: Int64?
             var subject: String?, userAgent: String?
-            try json.forEachMember(depth: 1) { (json, name) throws(BundleJSONError) in
+            try json.readObject("an audit event", depth: 1) { (json, name) throws(BundleJSONError) in
                 if json.token(name, is: "action") {
                     action = try json.readString("action")
                 } else if json.token(name, is: "actor_key_id") {
@@ -105,9 +104,4 @@ struct BundleEventLine: Sendable {
                           subject: subject, requestID: requestID, clientAddress: clientAddress, userAgent: userAgent,
                           detailsJSON: detailsText, prevHash: prev.bytes, hash: hash.bytes, chain: chain, encoding: encoding)
     }
-}
-
-/// The member `name` a reader found, or "`name` is missing" (``BundleJSONError/required(_:_:)``).
-private func required<Value>(_ value: Value?, _ name: String) throws(BundleJSONError) -> Value {
-    try BundleJSONError.required(value, name)
 }

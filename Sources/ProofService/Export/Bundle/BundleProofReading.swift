@@ -44,10 +44,9 @@ struct BundleProofReading: Sendable {
     /// Parses `bytes`; the error says what is wrong.
     static func parse(_ bytes: some Collection<UInt8>) throws(BundleJSONError) -> BundleProofReading {
         try BundleJSONParser.read(bytes) { (json) throws(BundleJSONError) in
-            guard json.atObject else { throw BundleJSONError("the document is not an object") }
             var reference: String?, files: [(name: String, file: File)]?, proof: Proof?
             var signed: DeviceSignatureMember?
-            try json.forEachMember(depth: 1) { (json, name) throws(BundleJSONError) in
+            try json.readObject("the document", depth: 1) { (json, name) throws(BundleJSONError) in
                 if json.token(name, is: "delivery") {
                     reference = try member(of: &json, depth: 2, "delivery", "reference") { (json) throws(BundleJSONError) in
                         try json.readString("reference")
@@ -73,13 +72,11 @@ struct BundleProofReading: Sendable {
     }
 
     private static func readFiles(_ json: inout BundleJSONParser) throws(BundleJSONError) -> [(name: String, file: File)] {
-        guard json.atObject else { throw BundleJSONError("files is not an object") }
         var files: [(name: String, file: File)] = []
         files.reserveCapacity(4)
-        try json.forEachMember(depth: 2) { (json, name) throws(BundleJSONError) in
-            guard json.atObject else { throw BundleJSONError("files is not an object") }
+        try json.readObject("files", depth: 2) { (json, name) throws(BundleJSONError) in
             var bytes: Int?, sha256: Digest32??
-            try json.forEachMember(depth: 3) { (json, member) throws(BundleJSONError) in
+            try json.readObject("files", depth: 3) { (json, member) throws(BundleJSONError) in
                 if json.token(member, is: "bytes") {
                     bytes = Int(try json.readInt64("bytes"))
                 } else if json.token(member, is: "sha256") {
@@ -119,9 +116,8 @@ struct BundleProofReading: Sendable {
     /// The one member `wanted` of the object `name` (required), read by `read`; the others skipped.
     fileprivate static func member<Value>(of json: inout BundleJSONParser, depth: Int, _ name: String, _ wanted: StaticString,
                                           _ read: (inout BundleJSONParser) throws(BundleJSONError) -> Value) throws(BundleJSONError) -> Value {
-        guard json.atObject else { throw BundleJSONError("\(name) is not an object") }
         var value: Value?
-        try json.forEachMember(depth: depth) { (json, member) throws(BundleJSONError) in
+        try json.readObject(name, depth: depth) { (json, member) throws(BundleJSONError) in
             if json.token(member, is: wanted) { value = try read(&json) } else { try json.skipValue(depth: depth) }
         }
         guard let value else { throw BundleJSONError("\(wanted) is missing") }
@@ -150,9 +146,8 @@ private struct Proof {
     }
 
     static func read(_ json: inout BundleJSONParser) throws(BundleJSONError) -> Proof {
-        guard json.atObject else { throw BundleJSONError("proof is not an object") }
         var found = Members()
-        try json.forEachMember(depth: 2) { (json, name) throws(BundleJSONError) in
+        try json.readObject("proof", depth: 2) { (json, name) throws(BundleJSONError) in
             try member(name, of: &json, into: &found)
         }
         let original = try required(found.original, "original"), ink = try required(found.ink, "ink"), png = try required(found.png, "png")
@@ -174,10 +169,6 @@ private struct Proof {
 
     /// Reads the member `name` of `proof` into `found` (or skips it).
     private static func member(_ name: BundleJSONParser.Token, of json: inout BundleJSONParser, into found: inout Members) throws(BundleJSONError) {
-        func object(_ name: String, _ read: (inout BundleJSONParser, BundleJSONParser.Token) throws(BundleJSONError) -> Void) throws(BundleJSONError) {
-            guard json.atObject else { throw BundleJSONError("\(name) is not an object") }
-            try json.forEachMember(depth: 3, read)
-        }
         if json.token(name, is: "proof_id") {
             found.proofID = try json.readUUID("proof_id")
         } else if json.token(name, is: "reference") {
@@ -226,7 +217,7 @@ private struct Proof {
             found.flags = flags
         } else if json.token(name, is: "device") {
             var device = DeviceFacts()
-            try object("device") { (json, member) throws(BundleJSONError) in
+            try json.readObject("device", depth: 3) { (json, member) throws(BundleJSONError) in
                 if json.token(member, is: "id") {
                     device.id = try json.readOptionalString("id")
                 } else if json.token(member, is: "model") {
@@ -242,7 +233,7 @@ private struct Proof {
             found.device = device
         } else if json.token(name, is: "original") {
             var contentType: String?, contentEncoding: String?, sha256: Digest32??, size: Int?
-            try object("original") { (json, member) throws(BundleJSONError) in
+            try json.readObject("original", depth: 3) { (json, member) throws(BundleJSONError) in
                 if json.token(member, is: "content_type") {
                     contentType = try json.readString("content_type")
                 } else if json.token(member, is: "content_encoding") {
@@ -258,7 +249,7 @@ private struct Proof {
             found.original = (try required(contentType, "content_type"), contentEncoding, try required(sha256, "sha256"), try required(size, "size"))
         } else if json.token(name, is: "ink") {
             var format: String?, points: Int32?, strokes: Int32?
-            try object("ink") { (json, member) throws(BundleJSONError) in
+            try json.readObject("ink", depth: 3) { (json, member) throws(BundleJSONError) in
                 if json.token(member, is: "format") {
                     format = try json.readString("format")
                 } else if json.token(member, is: "points") {
@@ -272,7 +263,7 @@ private struct Proof {
             found.ink = (try required(format, "format"), try required(points, "points"), try required(strokes, "strokes"))
         } else if json.token(name, is: "png") {
             var sha256: Digest32??, width: Int32?, height: Int32?
-            try object("png") { (json, member) throws(BundleJSONError) in
+            try json.readObject("png", depth: 3) { (json, member) throws(BundleJSONError) in
                 if json.token(member, is: "sha256") {
                     sha256 = .some(try json.readDigest("sha256"))
                 } else if json.token(member, is: "width") {
@@ -289,7 +280,7 @@ private struct Proof {
             // text as the server reads the stored options (``RenderOptionsDigest``). Here each
             // value is only checked to be a bool, number, string or null.
             let start = json.position
-            try object("render_options") { (json, member) throws(BundleJSONError) in
+            try json.readObject("render_options", depth: 3) { (json, member) throws(BundleJSONError) in
                 switch json.next {
                 case UInt8(ascii: "n"), UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "\""): try json.skipValue(depth: 3)
                 case _ where json.atNumber: _ = try json.readDouble("render_options.\(json.text(member))")
@@ -307,9 +298,4 @@ private struct Proof {
             try json.skipValue(depth: 2)
         }
     }
-}
-
-/// The member `name` a reader found, or "`name` is missing" (``BundleJSONError/required(_:_:)``).
-private func required<Value>(_ value: Value?, _ name: String) throws(BundleJSONError) -> Value {
-    try BundleJSONError.required(value, name)
 }

@@ -24,8 +24,7 @@ struct RecordedEventDigests: Sendable {
         var id: UUID?
         var digests = RecordedEventDigests(seq: event.seq, chain: event.chain, subject: event.subject)
         let read: Void? = try? BundleJSONParser.read(event.detailsJSON.utf8) { (json) throws(BundleJSONError) in
-            guard json.atObject else { throw BundleJSONError("the details are not an object") }
-            try json.forEachMember(depth: 1) { (json, name) throws(BundleJSONError) in
+            try json.readObject("the details", depth: 1) { (json, name) throws(BundleJSONError) in
                 guard json.next == UInt8(ascii: "\"") else { throw BundleJSONError("a detail is not a string") }
                 if json.token(name, is: "points_sha256") {
                     digests.points = try json.readDigest("points_sha256")
@@ -36,8 +35,8 @@ struct RecordedEventDigests: Sendable {
                 } else if json.token(name, is: "metadata_sha256") {
                     digests.metadata = try json.readDigest("metadata_sha256")
                 } else if json.token(name, is: "proof_id") {
-                    let token = try json.scanString()
-                    id = json.withBytes(of: token) { UUID(utf8: $0) }
+                    // A proof_id that is not a UUID fails the read, so the event names no proof.
+                    id = try json.readUUID("proof_id")
                 } else if json.token(name, is: "device_key_id") {
                     digests.deviceKeyID = try json.readString("device_key_id")
                 } else if json.token(name, is: "device_signature") {

@@ -14,10 +14,10 @@ struct BundleJSONError: Error, Equatable, CustomStringConvertible {
     }
 
     var description: String { message }
+}
 
-    /// `value`, which a reader of a fixed schema found for the member `name`, or "`name` is missing".
-    static func required<Value>(_ value: Value?, _ name: String) throws(BundleJSONError) -> Value {
-        guard let value else { throw BundleJSONError("\(name) is missing") }
-        return value
-    }
+/// `value`, which a reader of one fixed schema found for the member `name`, or "`name` is missing".
+func required<Value>(_ value: Value?, _ name: String) throws(BundleJSONError) -> Value {
+    guard let value else { throw BundleJSONError("\(name) is missing") }
+    return value
 }

@@ -396,6 +396,14 @@ extension BundleJSONParser {
     /// Whether the value at the position is an object.
     var atObject: Bool { next == UInt8(ascii: "{") }
 
+    /// The object `name` (the value at the position), read member by member as
+    /// ``forEachMember(depth:_:)`` reads it; "`name` is not an object" when it is anything else.
+    mutating func readObject(_ name: String, depth: Int,
+                             _ member: (inout BundleJSONParser, Token) throws(BundleJSONError) -> Void) throws(BundleJSONError) {
+        guard atObject else { throw BundleJSONError("\(name) is not an object") }
+        try forEachMember(depth: depth, member)
+    }
+
     /// Whether the value at the position is `null`, which is then read.
     mutating func readNull() throws(BundleJSONError) -> Bool {
         guard next == UInt8(ascii: "n") else { return false }
