@@ -61,8 +61,7 @@ struct Digest32: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// SHA-256 of `data`.
-    static func of(_ data: [UInt8]) -> Digest32 { Digest32(SHA256.hash(data)) }
-    static func of(_ data: ArraySlice<UInt8>) -> Digest32 { Digest32(SHA256.hash(data)) }
+    static func of(_ data: some Collection<UInt8>) -> Digest32 { Digest32(SHA256.hash(data)) }
 
     var bytes: [UInt8] {
         var bytes = [UInt8]()

@@ -58,20 +58,20 @@ enum BundleProofScan {
     /// segments, read while indexing) are not read again.
     static func read(_ archive: ZipArchiveReader, _ entries: ArraySlice<ZipArchiveReader.Entry>,
                      known: [UInt64: (entry: ZipArchiveReader.Entry, read: ReadEntry)]) -> [Result<ReadEntry, ZipArchiveReader.Failure>?] {
-        // Looked up by index first: most entries are not known, and copying a found value out
-        // (an entry and its name) for each showed in the workers' profile.
-        func alreadyRead(_ entry: ZipArchiveReader.Entry) -> ReadEntry? {
+        // Looked up once per entry, by index first: most entries are not known, and copying a
+        // found value out (an entry and its name) for each showed in the workers' profile.
+        let already = entries.map { entry -> ReadEntry? in
             guard let index = known.index(forKey: entry.localHeaderOffset) else { return nil }
             let found = known.values[index]
             return found.entry == entry ? found.read : nil
         }
+        let readHere = zip(entries, already).map { Self.readsInParallel($0) && $1 == nil }
         // Every entry of a batch of proofs is read here: then the slice itself is the run.
-        let parallel = entries.allSatisfy { Self.readsInParallel($0) && known.index(forKey: $0.localHeaderOffset) == nil }
-            ? entries : entries.filter { Self.readsInParallel($0) && alreadyRead($0) == nil }[...]
+        let parallel = readHere.allSatisfy { $0 } ? entries : ArraySlice(zip(entries, readHere).filter(\.1).map(\.0))
         var contents = zip(parallel, archive.contents(ofRun: parallel, limit: entryLimit, checkingCRC: false)).makeIterator()
-        return entries.map { entry in
-            if let found = alreadyRead(entry) { return .success(found) }
-            guard Self.readsInParallel(entry), let (read, bytes) = contents.next() else { return nil }
+        return zip(already, readHere).map { already, readHere in
+            if let already { return .success(already) }
+            guard readHere, let (read, bytes) = contents.next() else { return nil }
             return found(read, bytes)
         }
     }
@@ -118,15 +118,15 @@ enum BundleProofScan {
         var pending: [(name: String, sha256: Digest32)] = []
     }
 
-    /// Scans the proofs against `events`, which `seal` seals just before the first proof is
-    /// applied: the first batches are read meanwhile.
+    /// Scans the proofs against `events`, which it seals (``BundleAuditIndex/seal(_:report:)``)
+    /// just before the first proof is applied: the first batches are read meanwhile.
     static func scan(_ archive: ZipArchiveReader, checksums: [ExportManifest.File], events: inout BundleEventIndex,
-                     seal: (inout BundleEventIndex, inout ExportBundleVerifier.Report) -> Void, report: inout ExportBundleVerifier.Report) {
+                     report: inout ExportBundleVerifier.Report) {
         var sealed = false
         func sealOnce() {
             guard !sealed else { return }
             sealed = true
-            seal(&events, &report)
+            BundleAuditIndex.seal(&events, report: &report)
         }
         func fail(_ file: String, _ reason: String) { report.add(.init(file: file, reason: reason)) }
         let signedChecksums = Dictionary(checksums.map { ($0.path, $0) }, uniquingKeysWith: { first, _ in first })

@@ -214,7 +214,7 @@ public enum ExportBundleVerifier {
             return report
         }
         var index = BundleAuditIndex.build(archive, segments: audit.sorted { $0.name < $1.name }, heads: checkpoint.heads, report: &report)
-        BundleProofScan.scan(archive, checksums: checksums, events: &index, seal: BundleAuditIndex.seal, report: &report)
+        BundleProofScan.scan(archive, checksums: checksums, events: &index, report: &report)
         if let failure = index.failure { fail("bundle", failure.description) }
         if report.verifiedProofs != manifest.proofCount {
             fail("manifest.json", "states \(manifest.proofCount) proofs, but the bundle holds \(report.verifiedProofs)")
