@@ -9,11 +9,11 @@ import ProofStore
 /// by their code points, after unescaping), and nesting deeper than ``maxDepth``. It never reads
 /// past the buffer and never traps on hostile input.
 ///
-/// Two ways to read: ``parse(_:)`` builds a ``BundleJSONValue`` tree; ``read(_:_:)`` hands the
-/// parser to a reader of one fixed schema, which walks the document member by member
-/// (``forEachMember(depth:_:)``), reads the members it needs by type and skips, still checking,
-/// the rest (``skipValue(depth:)``). Both run the same checks; the second builds no tree, which
-/// made reading a proof's `metadata.json` the verifier's largest cost after inflating and hashing.
+/// ``read(_:_:)`` hands the parser to a reader of one fixed schema, which walks the document
+/// member by member (``forEachMember(depth:_:)``), reads the members it needs by type and skips,
+/// still checking, the rest (``skipValue(depth:)``). No tree is built: building one (a `String`
+/// per value, an array per object) was the verifier's largest cost after inflating and hashing.
+/// The tests build one on this same walk, as the reference the schema readers are held to.
 struct BundleJSONParser {
     /// Deeper than any document of ours (a `metadata.json` nests three levels).
     static let maxDepth = 16
@@ -41,11 +41,6 @@ struct BundleJSONParser {
     private init(_ bytes: UnsafeBufferPointer<UInt8>) {
         self.bytes = bytes
         names.reserveCapacity(64)
-    }
-
-    /// The one value `bytes` hold (surrounded by whitespace only).
-    static func parse(_ bytes: some Collection<UInt8>) throws(BundleJSONError) -> BundleJSONValue {
-        try read(bytes) { (parser: inout BundleJSONParser) throws(BundleJSONError) in try parser.value(depth: 0) }
     }
 
     /// What `reader` reads from the one value `bytes` hold (at the parser's start); refused when
@@ -77,31 +72,6 @@ struct BundleJSONParser {
 
     /// The first byte of the value at `position`, or nil at the end.
     var next: UInt8? { position < bytes.count ? bytes[position] : nil }
-
-    private mutating func value(depth: Int) throws(BundleJSONError) -> BundleJSONValue {
-        guard let byte = next else { throw .at(position, "a value is missing") }
-        switch byte {
-        case UInt8(ascii: "{"):
-            var members: [(String, BundleJSONValue)] = []
-            try forEachMember(depth: depth + 1) { (parser, name) throws(BundleJSONError) in
-                members.append((parser.text(name), try parser.value(depth: depth + 1)))
-            }
-            return .object(members)
-        case UInt8(ascii: "["):
-            var elements: [BundleJSONValue] = []
-            try forEachElement(depth: depth + 1) { (parser) throws(BundleJSONError) in elements.append(try parser.value(depth: depth + 1)) }
-            return .array(elements)
-        case UInt8(ascii: "\""):
-            // Scanned first: `text` must see the parser after the scan kept any decoded bytes.
-            let token = try scanString()
-            return .string(text(token))
-        case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-        case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-        case UInt8(ascii: "n"): try literal("null"); return .null
-        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return .number(numberText(try number()))
-        default: throw .at(position, "unexpected byte \(byte)")
-        }
-    }
 
     /// Checks the value at `position` and moves past it, keeping nothing.
     mutating func skipValue(depth: Int) throws(BundleJSONError) {
@@ -438,16 +408,6 @@ extension BundleJSONParser {
         let token = try scanString()
         guard let id = withBytes(of: token, { UUID(utf8: $0) }) else { throw BundleJSONError("\(name) is not a UUID") }
         return id
-    }
-
-    mutating func readBool(_ name: String) throws(BundleJSONError) -> Bool {
-        if next == UInt8(ascii: "t") {
-            try literal("true")
-            return true
-        }
-        guard next == UInt8(ascii: "f") else { throw BundleJSONError("\(name) is not a boolean") }
-        try literal("false")
-        return false
     }
 
     /// Whether the value at the position is a number.

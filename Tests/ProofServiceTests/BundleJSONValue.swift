@@ -1,7 +1,9 @@
-/// A JSON value read from a bundle by ``BundleJSONParser``, with strict typed access: the readers
-/// of our own fixed-schema documents (`metadata.json`, audit segment lines) ask for each member by
-/// name and type, and anything else is a ``BundleJSONError`` naming the member. Numbers keep their
-/// text, so an integer member refuses `1.5` and `1e3` rather than rounding them.
+@testable import ProofService
+
+/// A JSON value built on ``BundleJSONParser``'s walk, with strict typed access: the tree the
+/// verifier read documents through before its schema readers read them in one pass, kept here as
+/// the reference they are held to (``BundleProofReadingTests``) and to test the parser itself.
+/// Numbers keep their text, so an integer member refuses `1.5` and `1e3` rather than rounding them.
 enum BundleJSONValue: Sendable, Equatable {
     case object([(String, BundleJSONValue)])
     case array([BundleJSONValue])
@@ -121,5 +123,40 @@ enum BundleJSONValue: Sendable, Equatable {
     var isObject: Bool {
         if case .object = self { return true }
         return false
+    }
+}
+
+extension BundleJSONParser {
+    /// The one value `bytes` hold (surrounded by whitespace only), as a tree.
+    static func parse(_ bytes: some Collection<UInt8>) throws(BundleJSONError) -> BundleJSONValue {
+        try read(bytes) { (parser: inout BundleJSONParser) throws(BundleJSONError) in try parser.value(depth: 0) }
+    }
+
+    private mutating func value(depth: Int) throws(BundleJSONError) -> BundleJSONValue {
+        switch next {
+        case UInt8(ascii: "{"):
+            var members: [(String, BundleJSONValue)] = []
+            try forEachMember(depth: depth + 1) { (parser, name) throws(BundleJSONError) in
+                members.append((parser.text(name), try parser.value(depth: depth + 1)))
+            }
+            return .object(members)
+        case UInt8(ascii: "["):
+            var elements: [BundleJSONValue] = []
+            try forEachElement(depth: depth + 1) { (parser) throws(BundleJSONError) in elements.append(try parser.value(depth: depth + 1)) }
+            return .array(elements)
+        case UInt8(ascii: "\""):
+            let token = try scanString()
+            return .string(text(token))
+        default:
+            // A literal or a number: checked by the parser, kept as the text it stands as.
+            let start = position
+            try skipValue(depth: depth)
+            switch text(from: start) {
+            case "true": return .bool(true)
+            case "false": return .bool(false)
+            case "null": return .null
+            case let number: return .number(number)
+            }
+        }
     }
 }
