@@ -111,7 +111,8 @@ enum BundleProofCheck {
         }
         let facts = document.factsDigest
         let signed = document.deviceSignature
-        let actual = RecordedEventDigests(seq: 0, chain: 0, subject: "delivery:" + reference, points: files["points"]?.sha256,
+        let subject = "delivery:" + reference
+        let actual = RecordedEventDigests(seq: 0, chain: 0, subject: subject, points: files["points"]?.sha256,
                                           png: files["signature.png"]?.sha256, ink: files["ink"]?.sha256, metadata: facts,
                                           deviceKeyID: signed?.keyID, deviceSignature: signed.flatMap { Data(base64Encoded: $0.signature) }?.hexString)
         guard let recorded = event(document.proofID, actual) else {
@@ -120,7 +121,7 @@ enum BundleProofCheck {
         }
         // Described only when something fails: every proof of a bundle is checked.
         var at: String { "its proof_recorded event (seq \(recorded.seq), chain \(recorded.chain))" }
-        if recorded.subject != "delivery:" + reference {
+        if recorded.subject != subject {
             fail("metadata.json", "the proof belongs to delivery:\(reference), \(at) to \(recorded.subject)")
         }
         func bound(_ name: String, _ digest: Digest32?, _ what: String) {
