@@ -45,9 +45,17 @@ public struct ZipArchiveWriter {
 
     /// The local header and data of a prepared file; its central-directory record goes to the spill file.
     public mutating func add(_ entry: PreparedEntry, modified: Date) throws(ZipWriteError) -> [UInt8] {
-        let (time, date) = Self.dosTimestamp(modified)
         var out: [UInt8] = []
         out.reserveCapacity(30 + entry.name.count + entry.data.count)
+        try add(entry, modified: modified, appendingTo: &out)
+        return out
+    }
+
+    /// Appends the local header and data of a prepared file to `out`: a streaming writer fills its
+    /// output buffer directly, without an array per file in between.
+    public mutating func add(_ entry: PreparedEntry, modified: Date, appendingTo out: inout [UInt8]) throws(ZipWriteError) {
+        let (time, date) = Self.dosTimestamp(modified)
+        let start = out.count
         out.le32(0x0403_4b50)
         out.le16(20)  // version needed: 2.0 (deflate)
         out.le16(1 << 11)  // UTF-8 names
@@ -64,8 +72,7 @@ public struct ZipArchiveWriter {
         if spill == nil { spill = try ZipDirectorySpill() }
         try spill!.append(Self.directoryRecord(entry, offset: offset, time: time, date: date))
         count += 1
-        offset += UInt64(out.count)
-        return out
+        offset += UInt64(out.count - start)
     }
 
     /// The central-directory record of `entry`, whose local header is at `offset`.

@@ -202,27 +202,3 @@ public enum ExportError: Error, CustomStringConvertible, Sendable {
         }
     }
 }
-
-/// Collects small writes into chunks of about 64 KiB before handing them on.
-struct ChunkedOutput {
-    static let chunkSize = 64 * 1024
-    private var pending: [UInt8] = []
-    private(set) var total = 0
-
-    mutating func write(_ bytes: [UInt8], to sink: ([UInt8]) async throws -> Void) async throws {
-        total += bytes.count
-        if pending.isEmpty, bytes.count >= Self.chunkSize {
-            try await sink(bytes)
-            return
-        }
-        pending.append(contentsOf: bytes)
-        if pending.count >= Self.chunkSize { try await flush(to: sink) }
-    }
-
-    mutating func flush(to sink: ([UInt8]) async throws -> Void) async throws {
-        guard !pending.isEmpty else { return }
-        let chunk = pending
-        pending.removeAll(keepingCapacity: true)
-        try await sink(chunk)
-    }
-}

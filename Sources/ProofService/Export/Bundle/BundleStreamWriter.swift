@@ -31,7 +31,9 @@ struct BundleStreamWriter {
 
     /// Writes one packed proof.
     mutating func write(_ packed: BundleProofPacker.Packed, to sink: ([UInt8]) async throws -> Void) async throws {
-        for entry in packed.entries { try await output.write(try zip.add(entry, modified: packed.modified), to: sink) }
+        for entry in packed.entries {
+            try await output.append(to: sink) { (buffer) throws(ZipWriteError) in try zip.add(entry, modified: packed.modified, appendingTo: &buffer) }
+        }
         pendingLines += packed.checksumLines
         pendingLineCount += packed.entries.count
         if pendingLineCount >= BundleLayout.checksumLines { try await writeChecksums(to: sink) }
@@ -84,6 +86,6 @@ struct BundleStreamWriter {
 
     private mutating func add(_ name: String, _ contents: [UInt8], compress: Bool, to sink: ([UInt8]) async throws -> Void) async throws {
         let prepared = try await offload.run { ZipArchiveWriter.prepare(name, contents: contents, compress: compress) }
-        try await output.write(try zip.add(prepared, modified: modified), to: sink)
+        try await output.append(to: sink) { (buffer) throws(ZipWriteError) in try zip.add(prepared, modified: modified, appendingTo: &buffer) }
     }
 }
