@@ -147,24 +147,31 @@ public struct ProofExporter: Sendable {
         return Summary(proofs: count, bytes: bundle.total, checkpoint: checkpoint)
     }
 
+    /// Proofs packed by one job on the CPU pool: a job per proof spent a measurable share of the
+    /// export handing work to and waking threads; a page of 64 still splits into more jobs than cores.
+    static let proofsPerJob = 8
+
     /// `proofs` packed on the CPU pool, at most one job per core at once, in their order.
     func pack(_ proofs: [ExportedProof]) async throws -> [BundleProofPacker.Packed] {
         let packer = self.packer, offload = self.offload
-        return try await withThrowingTaskGroup(of: (Int, BundleProofPacker.Packed).self) { group in
-            var results = [BundleProofPacker.Packed?](repeating: nil, count: proofs.count)
+        let batches = stride(from: 0, to: proofs.count, by: Self.proofsPerJob).map {
+            Array(proofs[$0..<min($0 + Self.proofsPerJob, proofs.count)])
+        }
+        return try await withThrowingTaskGroup(of: (Int, [BundleProofPacker.Packed]).self) { group in
+            var results = [[BundleProofPacker.Packed]](repeating: [], count: batches.count)
             var next = 0
             func submit() {
-                guard next < proofs.count else { return }
-                let index = next, proof = proofs[index]
+                guard next < batches.count else { return }
+                let index = next, batch = batches[index]
                 next += 1
-                group.addTask { (index, try await offload.run { try packer.pack(proof) }) }
+                group.addTask { (index, try await offload.run { try batch.map(packer.pack) }) }
             }
-            for _ in 0..<min(proofs.count, CPUWorkPool.cores + 1) { submit() }
+            for _ in 0..<min(batches.count, CPUWorkPool.cores + 1) { submit() }
             while let (index, packed) = try await group.next() {
                 results[index] = packed
                 submit()
             }
-            return results.map { $0! }
+            return results.flatMap { $0 }
         }
     }
 
