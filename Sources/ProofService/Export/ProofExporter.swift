@@ -181,7 +181,7 @@ public struct ProofExporter: Sendable {
                                        "address": proof.address]
         delivery["destination"] = proof.destination.map { ["lat": $0.lat, "lon": $0.lon] as [String: Any] } ?? NSNull()
         let object: [String: Any] = ["delivery": delivery, "proof": ProofMetadataResource.object(proof.metadata)]
-        return Array(try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]))
+        return try SortedJSONWriter.encode(object)
     }
 }
 

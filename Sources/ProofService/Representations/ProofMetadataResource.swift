@@ -4,7 +4,7 @@ import ProofStore
 /// The JSON of `GET /v1/deliveries/{reference}/proof`.
 public enum ProofMetadataResource {
     public static func encode(_ proof: ProofMetadata) throws -> [UInt8] {
-        Array(try JSONSerialization.data(withJSONObject: object(proof), options: [.sortedKeys, .withoutEscapingSlashes]))
+        try SortedJSONWriter.encode(object(proof))
     }
 
     /// The resource as a JSON object (also the `proof` member of an export's `metadata.json`).
