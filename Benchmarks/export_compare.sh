@@ -8,7 +8,8 @@
 # (COUNTERSIGN_PG_DIR, COUNTERSIGN_PG_PORT) is stopped, the page cache dropped (root) and the
 # cluster started again, so every run reads the period from disk. EXPORT_VIA_API=1: each binary
 # serves (free port, one admin key made for the run) and the bundle comes from GET
-# /v1/exports/proofs; CPU and peak RSS are then the server's (startup included).
+# /v1/exports/proofs; CPU and peak RSS are then the server's (startup included). EXPORT_FORMAT=ndjson
+# or csv exports that format instead of the ZIP bundle.
 #
 #   Benchmarks/export_compare.sh BEFORE_BINARY AFTER_BINARY SINCE UNTIL [ROUNDS]   (default 3)
 set -euo pipefail
@@ -40,7 +41,7 @@ api_export() {
     pid=$!
     for _ in $(seq 200); do curl -sf --max-time 2 "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
     started=$(date +%s.%N)
-    curl -sf -H "Authorization: Bearer $token" -o "$bundle" "http://127.0.0.1:$port/v1/exports/proofs?format=zip&since=$SINCE&until=$UNTIL"
+    curl -sf -H "Authorization: Bearer $token" -o "$bundle" "http://127.0.0.1:$port/v1/exports/proofs?format=${EXPORT_FORMAT:-zip}&since=$SINCE&until=$UNTIL"
     ended=$(date +%s.%N)
     python3 - "$pid" "$started" "$ended" >"$timing" <<'PY'
 import os, sys
@@ -64,7 +65,7 @@ for round in $(seq "$ROUNDS"); do
         if [ -n "${EXPORT_VIA_API:-}" ]; then
             api_export "$bin"
         else
-            LOG_LEVEL=warning /usr/bin/time -f "%e %M %U %S" -o "$timing" "$bin" export --since "$SINCE" --until "$UNTIL" -o "$bundle" >/dev/null
+            LOG_LEVEL=warning /usr/bin/time -f "%e %M %U %S" -o "$timing" "$bin" export --format "${EXPORT_FORMAT:-zip}" --since "$SINCE" --until "$UNTIL" -o "$bundle" >/dev/null
         fi
         read -r seconds peak user system < "$timing"
         rate=$(python3 -c "print(round($(stat -c %s "$bundle") / 1e6 / max($seconds, 0.01), 1))")
