@@ -24,7 +24,7 @@ struct SortedJSONWriterTests {
                           "\u{1F}\u{7F}", "Zoë Ñandú 山田 🚚", "\u{2028}\u{2029}", "/v1/deliveries/D-1/proof.png"]
 
     static let doubles: [Double] = [0, -0.0, 12, 100, 52.52, 13.405, -122.4194, 1e-05, 2.5e-07, 0.1 + 0.2, 1.0 / 3.0,
-                                    1e15, 1e16, 1e21, 123456789012.5, 1.5e300, -5e-324, Double.greatestFiniteMagnitude]
+                                    1e15, 1e16, 1e21, 123456789012.5, 1.5e300, -Double.leastNonzeroMagnitude, Double.greatestFiniteMagnitude]
 
     static func randomTree(depth: Int, using generator: inout some RandomNumberGenerator) -> Any {
         switch Int.random(in: 0..<(depth > 3 ? 7 : 9), using: &generator) {
