@@ -165,6 +165,10 @@ struct ExportTests {
                     let start = header + 30 + Int(damaged[header + 26]) + Int(damaged[header + 27]) << 8
                         + Int(damaged[header + 28]) + Int(damaged[header + 29]) << 8
                     damaged[start + Int(entry.compressedSize) / 2] ^= 0x20
+                    // Rarely a flipped bit in a deflated stream still inflates to the same bytes (a
+                    // match copied from an equal earlier run): no evidence changed, nothing to name.
+                    if entry.method == 8, let same = try? ZipArchiveReader(damaged).contents(of: entry),
+                       same == (try archive.contents(of: entry)) { continue }
                     let failed = ExportBundleVerifier.verify(damaged, trustedKey: key)
                     #expect(!failed.isValid)
                     #expect(failed.failures.contains { $0.description.contains(entry.name) }, "\(entry.name): \(failed.failures)")
