@@ -32,7 +32,7 @@ enum SortedJSONWriter {
     static func write(_ value: Any, to out: inout [UInt8]) throws(Unsupported) {
         switch value {
         case let text as String:
-            appendString(text, to: &out)
+            JSONQuoting.append(text, to: &out, shortBackspaceAndFormFeed: true)
         case is NSNull:
             out.append(contentsOf: "null".utf8)
         case let object as [String: Any]:
@@ -41,7 +41,7 @@ enum SortedJSONWriter {
             for key in object.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
                 if !first { out.append(UInt8(ascii: ",")) }
                 first = false
-                appendString(key, to: &out)
+                JSONQuoting.append(key, to: &out, shortBackspaceAndFormFeed: true)
                 out.append(UInt8(ascii: ":"))
                 try write(object[key]!, to: &out)
             }
@@ -90,33 +90,5 @@ enum SortedJSONWriter {
         var text = value.description
         if text.hasSuffix(".0") { text.removeLast(2) }
         out.append(contentsOf: text.utf8)
-    }
-
-    private static func appendString(_ text: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        var text = text
-        text.withUTF8 { bytes in
-            var start = 0
-            for (index, byte) in bytes.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
-                out.append(contentsOf: bytes[start..<index])
-                start = index + 1
-                switch byte {
-                case UInt8(ascii: "\""): out.append(contentsOf: #"\""#.utf8)
-                case UInt8(ascii: "\\"): out.append(contentsOf: #"\\"#.utf8)
-                case 0x08: out.append(contentsOf: #"\b"#.utf8)
-                case 0x09: out.append(contentsOf: #"\t"#.utf8)
-                case 0x0A: out.append(contentsOf: #"\n"#.utf8)
-                case 0x0C: out.append(contentsOf: #"\f"#.utf8)
-                case 0x0D: out.append(contentsOf: #"\r"#.utf8)
-                default:
-                    let hex = Array("0123456789abcdef".utf8)
-                    out.append(contentsOf: #"\u00"#.utf8)
-                    out.append(hex[Int(byte >> 4)])
-                    out.append(hex[Int(byte & 0x0F)])
-                }
-            }
-            out.append(contentsOf: bytes[start...])
-        }
-        out.append(UInt8(ascii: "\""))
     }
 }

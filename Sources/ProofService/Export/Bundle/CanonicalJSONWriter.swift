@@ -91,31 +91,6 @@ struct CanonicalJSONWriter {
     }
 
     private mutating func appendString(_ value: String) {
-        bytes.append(UInt8(ascii: "\""))
-        // Most strings need no escape: copy them whole (an export writes dozens per proof).
-        let copied: Bool? = value.utf8.withContiguousStorageIfAvailable { text in
-            guard !text.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
-            bytes.append(contentsOf: text)
-            return true
-        }
-        if copied != true { appendEscaped(value) }
-        bytes.append(UInt8(ascii: "\""))
-    }
-
-    private mutating func appendEscaped(_ value: String) {
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
-                                          hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]])
-            default: bytes.append(byte)
-            }
-        }
+        JSONQuoting.append(value, to: &bytes, shortBackspaceAndFormFeed: false)
     }
 }
