@@ -82,10 +82,16 @@ public struct RFC3339Timestamp: Sendable, Equatable {
     }
 
     /// `date` as RFC 3339 in UTC with milliseconds, e.g. `2025-03-01T13:05:09.250Z`.
+    /// The millisecond is `date`'s own, rounded: the fraction is written from the whole number of
+    /// milliseconds, because Foundation's fractional seconds truncate the binary `Double`, and for
+    /// about half of all millisecond times (`.352` held as `.35199…`) printed one millisecond below
+    /// the time PostgreSQL stores and the proof's id carries.
     public static func format(_ date: Date) -> String {
-        let millis = (date.timeIntervalSince1970 * 1000).rounded()
-        let rounded = Date(timeIntervalSince1970: millis / 1000)
-        return rounded.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        let millis = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        let (seconds, fraction) = (millis.floorDivided(by: 1000), millis - millis.floorDivided(by: 1000) * 1000)
+        let whole = Date(timeIntervalSince1970: Double(seconds)).formatted(Date.ISO8601FormatStyle())
+        let digits = String(fraction)
+        return whole.dropLast() + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
     }
 
     /// `date` shown at `offsetMinutes` from UTC, e.g. `2025-03-01T14:05:09.250+01:00`.
@@ -97,5 +103,13 @@ public struct RFC3339Timestamp: Sendable, Equatable {
         let hours = magnitude / 60 < 10 ? "0\(magnitude / 60)" : "\(magnitude / 60)"
         let minutes = magnitude % 60 < 10 ? "0\(magnitude % 60)" : "\(magnitude % 60)"
         return String(local.dropLast()) + sign + hours + ":" + minutes
+    }
+}
+
+private extension Int64 {
+    /// The quotient rounded toward minus infinity: a time before 1970 keeps a fraction in 0..<1000.
+    func floorDivided(by divisor: Int64) -> Int64 {
+        let (quotient, remainder) = quotientAndRemainder(dividingBy: divisor)
+        return remainder < 0 ? quotient - 1 : quotient
     }
 }
