@@ -72,7 +72,7 @@ public struct ProofIntake: Sendable {
         }
         let assessment = ProofAssessment(location: capture.location, destination: state.destination,
                                          capturedAt: capture.capturedAt.date, receivedAt: receivedAt, policy: policy)
-        let recorded = RecordedProof(id: UUID(), reference: reference, receivedAt: receivedAt, bodySHA256: upload.sha256,
+        let recorded = RecordedProof(id: .timeOrdered(at: receivedAt), reference: reference, receivedAt: receivedAt, bodySHA256: upload.sha256,
                                      pngSHA256: SHA256.hash(image.png),
                                      distanceToDestinationMeters: assessment.distanceToDestinationMeters, flags: assessment.flags)
         let response = respond(recorded)

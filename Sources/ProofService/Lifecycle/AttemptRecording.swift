@@ -33,7 +33,7 @@ public struct AttemptRecording: Sendable {
         }
         let assessment = ProofAssessment(location: report.location, destination: delivery.destination,
                                          capturedAt: report.capturedAt.date, receivedAt: receivedAt, policy: policy)
-        let attempt = NewAttempt(id: UUID(), reason: report.reason, note: report.note,
+        let attempt = NewAttempt(id: .timeOrdered(at: receivedAt), reason: report.reason, note: report.note,
                                  capturedAt: CaptureTime(date: report.capturedAt.date, offsetMinutes: report.capturedAt.offsetMinutes,
                                                          text: report.capturedAt.text),
                                  receivedAt: receivedAt, location: report.location, assessment: assessment, recordedBy: actor.keyID,

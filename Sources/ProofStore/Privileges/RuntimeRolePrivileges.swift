@@ -59,6 +59,7 @@ public enum RuntimeRolePrivileges {
                   why: "cancel and fail (0014): the only way the service sets a delivery's closing columns"),
         .function("countersign_approve_device_key(uuid,uuid)", why: "an admin or dispatcher approves a registered device key (0017)"),
         .function("countersign_revoke_device_key(uuid,uuid)", why: "an admin or dispatcher revokes a device key, for good (0017)"),
+        .function("countersign_uuid_v7()", why: "deliveries.id's default (0020): creating a delivery runs it as the inserting role"),
         // Functions only the owner's objects use: triggers fire whoever writes, and the general
         // partition function may create partitions of any table for any month.
         .ownerOnly(.function, "countersign_refuse_change()", why: "trigger: append-only tables"),
