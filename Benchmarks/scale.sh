@@ -21,7 +21,9 @@
 # Environment: BENCH_BINARY (default: `swift build -c release` here), SEARCH_BINARY (the binary that
 # serves the search measurements; default BENCH_BINARY), SEARCH_PEER_BINARY (another build whose
 # searches are measured right after, on the same database: the comparison), SCALE_PG_DIR (default .data/scale),
-# SCALE_PG_PORT and SCALE_PORT (default: free ports), SCALE_STEPS (only these steps, e.g. "1000000"), COUNTERSIGN_CORPUS (default ../shared/corpus;
+# SCALE_PG_PORT and SCALE_PORT (default: free ports), SCALE_STEPS (only these steps, e.g. "1000000"),
+# SCALE_ONLY_UPLOADS=1 (measure the uploads alone: `SCALE_STEPS=1000000 SCALE_ONLY_UPLOADS=1
+# Benchmarks/scale.sh 1000000 600` is the 10-minute p99 at a million proofs), COUNTERSIGN_CORPUS (default ../shared/corpus;
 # without it the script says so and exits 0: the corpus is never copied into the repository).
 # Leaves the cluster's folder for a later, larger run (it continues from the proofs there); delete
 # it to start again.
@@ -56,6 +58,7 @@ search_binary="${SEARCH_BINARY:-$binary}"
 $PG start >&2
 $PG createdb countersign_scale >&2
 url="$($PG url countersign_scale)"
+admin_url="$($PG admin-url countersign_scale)"
 export MIGRATIONS_DIR="$PWD/migrations"
 MIGRATION_DATABASE_URL="$($PG owner-url countersign_scale)" "$binary" migrate >/dev/null
 token="$(DATABASE_URL="$url" "$binary" keys create --role admin --name "scale $$" 2>&1 | grep -o 'cs_[A-Za-z0-9_-]*' | head -1)"
@@ -133,13 +136,23 @@ for step in "${steps[@]}"; do
     echo "== step $step: $(proofs) proofs, database $(sql -c "SELECT pg_size_pretty(pg_database_size(current_database()))"), load $(cut -d' ' -f1-3 /proc/loadavg)"
     prefix="M$step-$$-"
     sql -c "INSERT INTO deliveries (reference, recipient_name, address, destination_lat, destination_lon)
-            SELECT '$prefix' || g, 'Measured Recipient', 'Measured Street', 52.52, 13.405 FROM generate_series(0, 60000) g
+            SELECT '$prefix' || g, 'Measured Recipient', 'Measured Street', 52.52, 13.405 FROM generate_series(0, $((seconds * 1500))) g
             ON CONFLICT DO NOTHING"
     witness_now "$binary"
-    echo "-- uploads (wrk -t1 -c8 -d${seconds}s)"
+    echo "-- uploads (wrk -t1 -c8 -d${seconds}s), from just after a PostgreSQL checkpoint"
+    # The run starts where full-page images are most frequent, and PostgreSQL's WAL counters start
+    # at zero: WAL and full-page images per upload, and the checkpoints the run spanned.
+    psql -X -q "$admin_url" -c "CHECKPOINT" -c "SELECT pg_stat_reset_shared('wal'), pg_stat_reset_shared('bgwriter')" >/dev/null
     uploads_since="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
     wrk -t1 -c8 -d"${seconds}s" --latency -s Benchmarks/upload.lua "http://127.0.0.1:$port" -- "$work/bodies.jsonl" "$token" "$prefix" \
-        | grep -E "Requests/sec|^ +(50|99)%|Non-2xx" | sed 's/^/   /'
+        | grep -E "Requests/sec|Latency  |^ +(50|99)%|Non-2xx" | sed 's/^/   /'
+    uploaded="$(sql -c "SELECT count(*) FROM deliveries WHERE reference LIKE '$prefix%' AND status = 'delivered'")"
+    psql -X -tA "$admin_url" -c "SELECT '   ' || $uploaded || ' uploads; WAL ' || pg_size_pretty(w.wal_bytes) || ', '
+        || round(w.wal_bytes / greatest($uploaded, 1) / 1024.0, 1) || ' KB and ' || round(w.wal_fpi::numeric / greatest($uploaded, 1), 2)
+        || ' full-page images per upload; checkpoints ' || b.checkpoints_timed || ' timed, ' || b.checkpoints_req || ' requested; '
+        || round(b.buffers_backend::numeric / greatest($uploaded, 1), 1) || ' buffers written by backends per upload'
+        FROM pg_stat_wal w, pg_stat_bgwriter b"
+    [ -z "${SCALE_ONLY_UPLOADS:-}" ] || continue
     echo "-- verify --database --from-checkpoint (the uploads' events, after the witnessed checkpoint)"
     timed env DATABASE_URL="$url" "$binary" verify --database --checkpoints "$work/witness" --from-checkpoint --trust-embedded-key \
         >"$work/verify.txt" 2>&1 || true
