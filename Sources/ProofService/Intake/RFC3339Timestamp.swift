@@ -88,7 +88,7 @@ public struct RFC3339Timestamp: Sendable, Equatable {
     /// the time PostgreSQL stores and the proof's id carries.
     public static func format(_ date: Date) -> String {
         let millis = Int64((date.timeIntervalSince1970 * 1000).rounded())
-        let (seconds, fraction) = (millis.floorDivided(by: 1000), millis - millis.floorDivided(by: 1000) * 1000)
+        let seconds = millis.floorDivided(by: 1000), fraction = millis - seconds * 1000
         let whole = Date(timeIntervalSince1970: Double(seconds)).formatted(Date.ISO8601FormatStyle())
         let digits = String(fraction)
         return whole.dropLast() + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"

@@ -2,8 +2,8 @@ import Foundation
 
 extension UUID {
     /// A version 7 UUID (RFC 9562, section 5.7): the Unix time of `date` in milliseconds (to the
-    /// nearest, as the service rounds receipt times) in its first 48 bits, big-endian, then the version, 12 random bits, the variant and 62 more random
-    /// bits.
+    /// nearest, as the service rounds receipt times) in its first 48 bits, big-endian, then the
+    /// version, 12 random bits, the variant and 62 more random bits.
     ///
     /// Why not version 4: PostgreSQL orders a `uuid` by its bytes, so random ids put every new row's
     /// index entry on a random page of the whole index. At a year's size those indexes outgrow the
@@ -17,7 +17,7 @@ extension UUID {
         return timeOrdered(at: date, using: &generator)
     }
 
-    /// ``timeOrdered(at:)`` with the random bits from `generator` (tests pass a seeded one).
+    /// ``timeOrdered(at:)`` with the random bits from `generator` (tests pass fixed bits).
     static func timeOrdered(at date: Date, using generator: inout some RandomNumberGenerator) -> UUID {
         // Before 1970 or past the year 10889 cannot be a receipt time; clamped, not trapped.
         let milliseconds = UInt64(min(max(0, (date.timeIntervalSince1970 * 1000).rounded()), Double(UInt64(0xFFFF_FFFF_FFFF))))
