@@ -1,4 +1,5 @@
 import Foundation
+import ProofStore
 
 /// Writes the JSON text that `JSONSerialization` writes with `.sortedKeys` and
 /// `.withoutEscapingSlashes`, for the trees our resources build: `[String: Any]` and `[Any]` of

@@ -10,26 +10,6 @@ enum JSONText {
         write(&object)
         return object.finished
     }
-
-    /// `text` as a JSON string: `"` and `\` escaped, control characters as `\b \t \n \f \r` or
-    /// `\u00xx`, everything else (UTF-8 included) as it is.
-    static func appendString(_ text: String, to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-            case 0x08: out += [UInt8(ascii: "\\"), UInt8(ascii: "b")]
-            case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-            case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-            case 0x0C: out += [UInt8(ascii: "\\"), UInt8(ascii: "f")]
-            case 0x0D: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-            case 0..<0x20: out += Array(#"\u00"#.utf8) + Array(CollectionOfOne(byte).hexString.utf8)
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
-    }
 }
 
 /// One JSON object being written by ``JSONText/object(_:)``.
@@ -44,7 +24,7 @@ struct JSONObject {
             return
         }
         member(name)
-        JSONText.appendString(value, to: &bytes)
+        JSONQuoting.append(value, to: &bytes, shortBackspaceAndFormFeed: true)
     }
 
     /// A member that is an object of strings, keys in UTF-8 byte order.
@@ -66,7 +46,7 @@ struct JSONObject {
 
     private mutating func member(_ name: String) {
         if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
-        JSONText.appendString(name, to: &bytes)
+        JSONQuoting.append(name, to: &bytes, shortBackspaceAndFormFeed: true)
         bytes.append(UInt8(ascii: ":"))
     }
 }

@@ -1,3 +1,5 @@
+import ProofStore
+
 /// Writes JSON by hand, deterministically: members in the order the caller writes them (callers
 /// write them sorted), no spaces, strings escaped minimally (`"`, `\`, and control characters;
 /// `/` and non-ASCII as they are), numbers as Swift's shortest round-trip text (`52.52`, `1e-05`,

@@ -1,10 +1,11 @@
 /// A JSON string literal: `"`, `\` and control characters escaped, everything else (`/`, non-ASCII)
-/// copied as it is. Runs without an escape are copied whole. The two writers differ in one rule
-/// only, which they must keep: bundles' canonical JSON (``CanonicalJSONWriter``) writes backspace
-/// and form feed as `\u0008` and `\u000c`; ``SortedJSONWriter`` writes `\b` and `\f`, as
-/// `JSONSerialization` did.
-enum JSONQuoting {
-    static func append(_ text: String, to out: inout [UInt8], shortBackspaceAndFormFeed: Bool) {
+/// copied as it is. Runs without an escape are copied whole. Every JSON writer of the service
+/// quotes with it; they differ in one rule only, which they must keep: bundles' canonical JSON
+/// (ProofService's `CanonicalJSONWriter`) writes backspace and form feed as `\u0008` and `\u000c`;
+/// the audit details and webhook events (``JSONText``, as `JSONEncoder` did) and the proof
+/// resources (ProofService's `SortedJSONWriter`, as `JSONSerialization` did) write `\b` and `\f`.
+public enum JSONQuoting {
+    public static func append(_ text: String, to out: inout [UInt8], shortBackspaceAndFormFeed: Bool) {
         out.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { bytes in
