@@ -39,12 +39,12 @@ enum SortedJSONWriter {
         case let object as [String: Any]:
             out.append(UInt8(ascii: "{"))
             var first = true
-            for key in object.keys.sorted(by: { $0.utf8.lexicographicallyPrecedes($1.utf8) }) {
+            for (key, member) in object.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
                 if !first { out.append(UInt8(ascii: ",")) }
                 first = false
                 JSONQuoting.append(key, to: &out, shortBackspaceAndFormFeed: true)
                 out.append(UInt8(ascii: ":"))
-                try write(object[key]!, to: &out)
+                try write(member, to: &out)
             }
             out.append(UInt8(ascii: "}"))
         case let array as [Any]:
@@ -76,7 +76,7 @@ enum SortedJSONWriter {
         } else if let number = value as? NSNumber {
             if ObjectIdentifier(type(of: number)) == ObjectIdentifier(booleanClass) {
                 out.append(contentsOf: (number.boolValue ? "true" : "false").utf8)
-            } else if ["d", "f"].contains(String(cString: number.objCType)) {
+            } else if case let code = UInt8(bitPattern: number.objCType.pointee), code == UInt8(ascii: "d") || code == UInt8(ascii: "f") {
                 try appendDouble(number.doubleValue, to: &out)
             } else {
                 out.append(contentsOf: number.stringValue.utf8)
