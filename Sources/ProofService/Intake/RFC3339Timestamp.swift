@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 
 /// An RFC 3339 timestamp that must carry its UTC offset (`2025-03-01T14:05:09.250+01:00` or `...Z`).
 public struct RFC3339Timestamp: Sendable, Equatable {
@@ -81,35 +82,16 @@ public struct RFC3339Timestamp: Sendable, Equatable {
         self.text = text
     }
 
-    /// `date` as RFC 3339 in UTC with milliseconds, e.g. `2025-03-01T13:05:09.250Z`.
-    /// The millisecond is `date`'s own, rounded: the fraction is written from the whole number of
-    /// milliseconds, because Foundation's fractional seconds truncate the binary `Double`, and for
-    /// about half of all millisecond times (`.352` held as `.35199…`) printed one millisecond below
-    /// the time PostgreSQL stores and the proof's id carries.
+    /// `date` as RFC 3339 in UTC with milliseconds, e.g. `2025-03-01T13:05:09.250Z`: the
+    /// microseconds PostgreSQL stores for it, rounded to the millisecond by ``RFC3339Micros``, the
+    /// arithmetic the bundles use. (Foundation's fractional seconds truncated the binary `Double`:
+    /// `.352`, held as `.35199…`, printed `.351` for about half of all milliseconds.)
     public static func format(_ date: Date) -> String {
-        let millis = Int64((date.timeIntervalSince1970 * 1000).rounded())
-        let seconds = millis.floorDivided(by: 1000), fraction = millis - seconds * 1000
-        let whole = Date(timeIntervalSince1970: Double(seconds)).formatted(Date.ISO8601FormatStyle())
-        let digits = String(fraction)
-        return whole.dropLast() + "." + String(repeating: "0", count: 3 - digits.count) + digits + "Z"
+        RFC3339Micros.format(PostgresEpoch.unixMicros(date), offsetMinutes: 0)
     }
 
     /// `date` shown at `offsetMinutes` from UTC, e.g. `2025-03-01T14:05:09.250+01:00`.
     public static func format(_ date: Date, offsetMinutes: Int) -> String {
-        guard offsetMinutes != 0 else { return format(date) }
-        let local = format(date.addingTimeInterval(Double(offsetMinutes * 60)))
-        let magnitude = abs(offsetMinutes)
-        let sign = offsetMinutes < 0 ? "-" : "+"
-        let hours = magnitude / 60 < 10 ? "0\(magnitude / 60)" : "\(magnitude / 60)"
-        let minutes = magnitude % 60 < 10 ? "0\(magnitude % 60)" : "\(magnitude % 60)"
-        return String(local.dropLast()) + sign + hours + ":" + minutes
-    }
-}
-
-private extension Int64 {
-    /// The quotient rounded toward minus infinity: a time before 1970 keeps a fraction in 0..<1000.
-    func floorDivided(by divisor: Int64) -> Int64 {
-        let (quotient, remainder) = quotientAndRemainder(dividingBy: divisor)
-        return remainder < 0 ? quotient - 1 : quotient
+        RFC3339Micros.format(PostgresEpoch.unixMicros(date), offsetMinutes: offsetMinutes)
     }
 }

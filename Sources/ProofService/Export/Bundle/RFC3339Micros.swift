@@ -1,11 +1,11 @@
 import Archive
 
-/// RFC 3339 text from exact microseconds, by arithmetic: the same text as
-/// ``RFC3339Timestamp/format(_:offsetMinutes:)`` (milliseconds, `Z` or `±hh:mm`) without a
-/// formatter per call, which cost more than the rest of a proof's metadata.
+/// RFC 3339 text from exact microseconds, by arithmetic (milliseconds, `Z` or `±hh:mm`): what
+/// ``RFC3339Timestamp/format(_:offsetMinutes:)`` writes for every date. A formatter per call cost
+/// more than the rest of a proof's metadata, and Foundation's truncated the millisecond.
 enum RFC3339Micros {
     static func format(_ micros: Int64, offsetMinutes: Int) -> String {
-        // Milliseconds, rounded half away from zero as the Date formatter path rounds.
+        // Milliseconds, rounded half away from zero.
         let millis = micros >= 0 ? (micros + 500) / 1000 : -((-micros + 500) / 1000)
         let local = millis + Int64(offsetMinutes) * 60_000
         let days = local >= 0 ? local / 86_400_000 : (local - 86_399_999) / 86_400_000
