@@ -5,8 +5,7 @@
 #   - `countersign verify --database --from-checkpoint` over those uploads' events (a checkpoint is
 #     witnessed just before them), then the full `verify --database`: wall time and peak RSS,
 #   - `countersign export` of the last 24 hours (SCALE_EXPORT_HOURS) as a ZIP: proofs/s, MB/s, peak RSS,
-#     then `countersign verify` of that bundle: proofs/s, peak RSS (it reports the grown proofs'
-#     unlinked events as failures); then the same for the step's own uploads, which verify,
+#     then `countersign verify` of that bundle: proofs/s, peak RSS; then the same for the step's own uploads,
 #   - search latency p50/p95/p99 (Benchmarks/search_latency.py: world, country, city, antimeridian and
 #     sparse bbox, near, q, flag; 200 requests each, one at a time, paging every tenth request).
 #
@@ -14,9 +13,9 @@
 #
 # Growth is fast because only the measured part goes through HTTP: 640 real uploads first (the
 # seeds), then each step adds deliveries with proofs copied from the seeds in one SQL transaction
-# (Benchmarks/scale/grow.sql: about 34 KB of disk per proof). Those audit events are not
-# chain-valid, so `verify --database` reports breaks; its time is still the time to read and hash
-# every event.
+# (Benchmarks/scale/grow.sql: about 34 KB of disk per proof), and each copy's `proof_recorded` event,
+# hashed into its chain (Benchmarks/proof_events.py): `verify --database`, the exporter's check and
+# bundle verification hold over the grown history as over uploads.
 #
 # Environment: BENCH_BINARY (default: `swift build -c release` here), SEARCH_BINARY (the binary that
 # serves the search measurements; default BENCH_BINARY), SEARCH_PEER_BINARY (another build whose
@@ -93,7 +92,11 @@ timed() { /usr/bin/time -o "$work/time" -f "%e %M" "$@"; }
 export_and_verify() {
     local since="$1" until="$2" count elapsed rss size
     count="$(sql -c "SELECT count(*) FROM proofs WHERE received_at >= '$since' AND received_at < '$until'")"
-    timed env DATABASE_URL="$url" "$binary" export --since "$since" --until "$until" -o "$work/export.zip" >/dev/null 2>&1 || echo "   export failed"
+    if ! timed env DATABASE_URL="$url" "$binary" export --since "$since" --until "$until" -o "$work/export.zip" >/dev/null 2>"$work/export.err"; then
+        echo "   export failed: $(grep -v WARNING "$work/export.err" | tail -n 1 | cut -c1-200)"
+        rm -f "$work/export.zip"
+        return
+    fi
     read -r elapsed rss < <(tail -n 1 "$work/time")
     size=$(stat -c %s "$work/export.zip" 2>/dev/null || echo 0)
     python3 -c "import sys; n,s,e,r=int(sys.argv[1]),int(sys.argv[2]),float(sys.argv[3]),int(sys.argv[4]); print(f'   export: {n} proofs, {s/1e6:.0f} MB in {e:.1f} s: {n/max(e,0.01):.0f} proofs/s, {s/1e6/max(e,0.01):.1f} MB/s, peak RSS {r//1024} MB')" \
@@ -131,6 +134,7 @@ for step in "${steps[@]}"; do
     if [ "$have" -lt "$step" ]; then
         started=$(date +%s.%N)
         sql -v from="$have" -v to="$step" -v target="$target" -v anchor="$anchor" -f Benchmarks/scale/grow.sql >/dev/null
+        python3 Benchmarks/proof_events.py "$($PG owner-url countersign_scale)" "d.reference LIKE 'B-%'" "delivery:SEED-%" >/dev/null
         echo "== step $step: grew $((step - have)) deliveries with proofs in $(echo "$(date +%s.%N) - $started" | bc) s"
     fi
     echo "== step $step: $(proofs) proofs, database $(sql -c "SELECT pg_size_pretty(pg_database_size(current_database()))"), load $(cut -d' ' -f1-3 /proc/loadavg)"
@@ -166,8 +170,7 @@ for step in "${steps[@]}"; do
     until="$(date -u -d '+1 minute' +%Y-%m-%dT%H:%M:%SZ)"
     echo "-- export, last ${SCALE_EXPORT_HOURS:-24} hours, ZIP, then verify it (countersign verify FILE.zip)"
     export_and_verify "$(date -u -d "-${SCALE_EXPORT_HOURS:-24} hours" +%Y-%m-%dT%H:%M:%SZ)" "$until"
-    # The grown proofs' events are not chain-linked, so a bundle holding them cannot verify; the
-    # step's own uploads (real events, from the API) can: exported warm, then verified.
+    # The step's own uploads alone (real events, from the API), exported warm, then verified.
     echo "-- export and verify of this step's uploads (since $uploads_since)"
     export_and_verify "$uploads_since" "$until"
     [ "$search_binary" = "$binary" ] || { stop_server; serve "$search_binary"; }

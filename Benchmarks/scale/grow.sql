@@ -1,12 +1,13 @@
 -- Benchmarks/scale.sh: grows the database by deliveries :from+1 .. :to (of :target), each with a
 -- proof whose content (ink, body, PNG, digests) is copied from the real uploads the script made
--- first (references SEED-*). Run with psql -v from=… -v to=… -v target=… -v anchor='…'.
+-- first (references SEED-*). Run with psql -v from=… -v to=… -v target=… -v anchor='…'; then
+-- Benchmarks/proof_events.py appends each new proof's chain-valid `proof_recorded` event.
 --
 -- Places: 85 % around 20 cities (four in Germany, two by the 180th meridian), 15 % anywhere
 -- between 60° S and 70° N; one in twenty without a destination. Times: evenly over the 20 days
--- before :anchor, in seq order. One proof in fifty carries the no_location flag. Audit events
--- are written for every delivery and proof but are not chain-valid (like scaling-appendix.sh's
--- generate.sql): `verify --database` reads and hashes them all and reports them as breaks.
+-- before :anchor, in seq order. One proof in fifty carries the no_location flag. The grown
+-- deliveries have no delivery_created event (as export_fill.py's copies): the proofs' events are
+-- what the verifier and the exporter check.
 SELECT setseed(:from::float8 / (:target + 1));
 SELECT coalesce(max(seq), 0) AS before FROM deliveries \gset
 CREATE TEMP TABLE cities (i int, lat float8, lon float8);
@@ -48,27 +49,5 @@ SELECT gen_random_uuid(), d.id, s.signer_name, d.delivered_at - interval '1 minu
 FROM deliveries d JOIN src s ON s.n = d.seq % (SELECT count(*) FROM src)
 WHERE d.reference LIKE 'B-%' AND d.seq > :before;
 
-INSERT INTO audit_events (seq, chain, encoding, occurred_at, actor_key_id, actor_role, action, subject, request_id, client_address, user_agent, details_text, prev_hash, hash)
-SELECT nextval('audit_events_seq'), (get_byte(sha256(convert_to(subject, 'UTF8')), 0) * 256 + get_byte(sha256(convert_to(subject, 'UTF8')), 1)) % 16, 2,
-       t, NULL, role, action, subject, md5(subject || k), '10.0.0.' || (k % 250), 'courier/3.2 (Android 15)', details,
-       sha256('p'::bytea), sha256(convert_to(subject || k, 'UTF8'))
-FROM (
-    SELECT d.created_at t, 0 k, 'dispatcher' role, 'delivery_created' action, 'delivery:' || d.reference subject,
-           format('{"delivery_id":"%s"}', d.id) details
-    FROM deliveries d WHERE d.reference LIKE 'B-%' AND d.seq > :before
-    UNION ALL
-    SELECT p.received_at, 1, 'courier', 'proof_recorded', 'delivery:' || d.reference,
-           format('{"png_sha256":"%s","points_sha256":"%s","proof_id":"%s"}', encode(p.png_sha256, 'hex'), encode(p.body_sha256, 'hex'), p.id)
-    FROM deliveries d JOIN proofs p ON p.delivery_id = d.id AND p.received_at = d.delivered_at
-    WHERE d.reference LIKE 'B-%' AND d.seq > :before
-) e(t, k, role, action, subject, details)
-ORDER BY t, k;
--- Each chain's head moves to its newest grown event, so the service's next appends link to it and a
--- checkpoint signed now covers the grown history (scale.sh's incremental verification starts
--- there). Heads only move forward (0009's trigger); the grown events are still not chain-valid.
-UPDATE audit_chains c SET head_seq = h.seq, head_hash = h.hash
-FROM (SELECT DISTINCT ON (e.chain) e.chain, e.seq, e.hash FROM audit_events e
-      WHERE e.seq > (SELECT min(head_seq) FROM audit_chains) ORDER BY e.chain, e.seq DESC) h
-WHERE c.chain = h.chain AND h.seq > c.head_seq;
 VACUUM ANALYZE deliveries;
 VACUUM ANALYZE proofs;
