@@ -4,8 +4,8 @@
 #   - upload rate and p50/p99 over HTTP (wrk -t1 -c8, real SVC2004 signatures, one proof per delivery),
 #   - `countersign verify --database --from-checkpoint` over those uploads' events (a checkpoint is
 #     witnessed just before them), then the full `verify --database`: wall time and peak RSS,
-#   - `countersign export` of the last 24 hours (SCALE_EXPORT_HOURS) as a ZIP: proofs/s, MB/s, peak RSS,
-#     then `countersign verify` of that bundle: proofs/s, peak RSS; then the same for the step's own uploads,
+#   - `countersign export` of a day (SCALE_EXPORT_HOURS) as a ZIP: proofs/s, MB/s, peak RSS, then
+#     `countersign verify` of that bundle: proofs/s, peak RSS; then the same for the step's own uploads,
 #   - search latency p50/p95/p99 (Benchmarks/search_latency.py: world, country, city, antimeridian and
 #     sparse bbox, near, q, flag; 200 requests each, one at a time, paging every tenth request).
 #
@@ -168,8 +168,17 @@ for step in "${steps[@]}"; do
     read -r elapsed rss < <(tail -n 1 "$work/time")
     echo "   $elapsed s, peak RSS $((rss / 1024)) MB; last line: $(tail -n 1 "$work/verify.json" | cut -c1-160)"
     until="$(date -u -d '+1 minute' +%Y-%m-%dT%H:%M:%SZ)"
-    echo "-- export, last ${SCALE_EXPORT_HOURS:-24} hours, ZIP, then verify it (countersign verify FILE.zip)"
-    export_and_verify "$(date -u -d "-${SCALE_EXPORT_HOURS:-24} hours" +%Y-%m-%dT%H:%M:%SZ)" "$until"
+    # The grown history's last day, which ends where the seeds begin: the seeds are uploaded first
+    # (the lowest seqs) yet are the newest, so a period holding them would carry every event since
+    # the first as its audit segments, as no real history does. Without growth, the last day.
+    if [ "$(sql -c "SELECT count(*) > 0 FROM deliveries WHERE reference LIKE 'B-%'")" = t ]; then
+        day_end="$(sql -c "SELECT to_char('$anchor'::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')")"
+    else
+        day_end="$until"
+    fi
+    day_start="$(date -u -d "$day_end -${SCALE_EXPORT_HOURS:-24} hours" +%Y-%m-%dT%H:%M:%SZ)"
+    echo "-- export of ${SCALE_EXPORT_HOURS:-24} hours ($day_start to $day_end), ZIP, then verify it (countersign verify FILE.zip)"
+    export_and_verify "$day_start" "$day_end"
     # The step's own uploads alone (real events, from the API), exported warm, then verified.
     echo "-- export and verify of this step's uploads (since $uploads_since)"
     export_and_verify "$uploads_since" "$until"
