@@ -20,20 +20,13 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "scripts", "reference-verifier"))
-from countersign_verify import event_hash, facts_digest  # noqa: E402
+from countersign_verify import PROOF_FACTS, event_hash, facts_digest  # noqa: E402
 
-FACTS = """
-    SELECT p.id::text AS proof_id, d.reference::text AS reference, p.signer_name AS signer_name,
-        (extract(epoch FROM p.captured_at) * 1000000)::int8 AS captured_at_us, p.captured_at_offset_min, p.captured_at_text,
-        (extract(epoch FROM p.received_at) * 1000000)::int8 AS received_at_us, p.location_lat::float8 AS location_lat,
-        p.location_lon::float8 AS location_lon, p.location_accuracy_m::float8 AS location_accuracy_m,
-        p.distance_to_destination_m::float8 AS distance_to_destination_m, p.geofence_radius_m::float8 AS geofence_radius_m,
-        p.flags::text[] AS flags, p.device_id, p.device_model, p.device_os, p.device_app, p.body_content_type,
-        p.body_content_encoding, p.ink_format, p.point_count, p.stroke_count, p.png_width, p.png_height,
-        p.render_options, p.algorithm_version, p.uploaded_by::text AS uploaded_by,
+FACTS = f"""
+    SELECT {PROOF_FACTS},
         encode(p.png_sha256, 'hex') AS png_sha256, encode(p.body_sha256, 'hex') AS points_sha256
     FROM proofs p JOIN deliveries d ON d.id = p.delivery_id
-    WHERE ({where}) AND NOT EXISTS (SELECT 1 FROM audit_events e WHERE e.action = 'proof_recorded' AND e.subject = 'delivery:' || d.reference)"""
+    WHERE ({{where}}) AND NOT EXISTS (SELECT 1 FROM audit_events e WHERE e.action = 'proof_recorded' AND e.subject = 'delivery:' || d.reference)"""
 
 
 def psql(url, sql):

@@ -304,6 +304,17 @@ def verify_bundle(path, pinned):
 
 # --- a database ---
 
+# The proof facts of "What the digests cover", by those names, from `proofs p JOIN deliveries d`.
+PROOF_FACTS = """p.id::text AS proof_id, d.reference::text AS reference, p.signer_name AS signer_name,
+    (extract(epoch FROM p.captured_at) * 1000000)::int8 AS captured_at_us, p.captured_at_offset_min, p.captured_at_text,
+    (extract(epoch FROM p.received_at) * 1000000)::int8 AS received_at_us, p.location_lat::float8 AS location_lat,
+    p.location_lon::float8 AS location_lon, p.location_accuracy_m::float8 AS location_accuracy_m,
+    p.distance_to_destination_m::float8 AS distance_to_destination_m, p.geofence_radius_m::float8 AS geofence_radius_m,
+    p.flags::text[] AS flags, p.device_id, p.device_model, p.device_os, p.device_app, p.body_content_type,
+    p.body_content_encoding, p.ink_format, p.point_count, p.stroke_count, p.png_width, p.png_height,
+    p.render_options, p.algorithm_version, p.uploaded_by::text AS uploaded_by"""
+
+
 def rows(url, sql):
     query = f"SELECT row_to_json(t) FROM ({sql}) t"
     output = subprocess.run(["psql", "-XAtq", "-v", "ON_ERROR_STOP=1", url, "-c", query], check=True, capture_output=True, text=True)
@@ -361,15 +372,8 @@ def verify_database(url, pinned):
         for head in c["chains"]:
             if head["head_seq"] != 0 and by_hash.get((head["chain"], head["head_seq"])) != head["head_hash"]:
                 fail(where, f"signs seq {head['head_seq']} of chain {head['chain']}, which the chain does not hold")
-    proofs = rows(url, """
-        SELECT p.id::text AS proof_id, d.reference::text AS reference, p.signer_name AS signer_name,
-            (extract(epoch FROM p.captured_at) * 1000000)::int8 AS captured_at_us, p.captured_at_offset_min, p.captured_at_text,
-            (extract(epoch FROM p.received_at) * 1000000)::int8 AS received_at_us, p.location_lat::float8 AS location_lat,
-            p.location_lon::float8 AS location_lon, p.location_accuracy_m::float8 AS location_accuracy_m,
-            p.distance_to_destination_m::float8 AS distance_to_destination_m, p.geofence_radius_m::float8 AS geofence_radius_m,
-            p.flags::text[] AS flags, p.device_id, p.device_model, p.device_os, p.device_app, p.body_content_type,
-            p.body_content_encoding, p.ink_format, p.point_count, p.stroke_count, p.png_width, p.png_height,
-            p.render_options, p.algorithm_version, p.uploaded_by::text AS uploaded_by,
+    proofs = rows(url, f"""
+        SELECT {PROOF_FACTS},
             encode(sha256(p.body), 'hex') AS points_sha256, encode(sha256(p.png), 'hex') AS png_sha256,
             encode(sha256(p.ink), 'hex') AS ink_sha256, p.device_key_id::text AS device_key_id,
             encode(p.device_signature, 'hex') AS device_signature
