@@ -8,7 +8,7 @@ import TestSupport
 /// nearly every delivery was delivered, followed by many new pending deliveries (a morning's
 /// import before autovacuum analyses the table again), made the planner read that check through
 /// the `(status, seq)` index as if it matched one row: every upload then walked all pending
-/// deliveries (on a grown benchmark cluster: 40,000 rows per upload, uploads 7 times slower).
+/// deliveries, so uploads slowed down as the pending deliveries grew.
 @Suite("Proof record plan", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
 struct ProofRecordPlanTests {
     @Test("under statistics from before many pending deliveries, an upload reads its own delivery and no other")
