@@ -53,27 +53,9 @@ public struct WebhookDeliveryQueue: Sendable {
     @discardableResult
     public func record(_ outcome: WebhookAttemptOutcome, for delivery: ClaimedWebhookDelivery,
                        disableAfter: Duration) async throws -> Bool {
-        let disableSeconds = Double(disableAfter.components.seconds)
-        let state = outcome.succeeded ? "succeeded" : (outcome.nextAttemptAt == nil ? "failed" : "pending")
+        let statement = Self.attemptStatement(outcome, for: delivery, disableSeconds: Double(disableAfter.components.seconds))
         return try await database.withTransaction { session in
-            let result = try await session.query("""
-                WITH attempt AS (
-                    INSERT INTO webhook_attempts (delivery_id, status_code, latency_ms, error)
-                    VALUES (\(delivery.id), \(outcome.statusCode)::int, \(outcome.latencyMilliseconds), \(outcome.error)::text)
-                ), delivered AS (
-                    UPDATE webhook_deliveries SET attempts = attempts + 1, last_attempt_at = now(),
-                        last_status = \(outcome.statusCode)::int, last_error = \(outcome.error)::text, state = \(state)::text,
-                        next_attempt_at = coalesce(\(outcome.nextAttemptAt)::timestamptz, next_attempt_at),
-                        completed_at = CASE WHEN \(state)::text = 'pending' THEN NULL ELSE now() END
-                    WHERE id = \(delivery.id) AND state = 'pending'
-                )
-                UPDATE webhook_endpoints SET
-                    failing_since = CASE WHEN \(outcome.succeeded) THEN NULL ELSE coalesce(failing_since, now()) END
-                WHERE id = \(delivery.endpointID)
-                RETURNING enabled AND NOT \(outcome.succeeded)
-                    AND coalesce(failing_since, now()) <= now() - make_interval(secs => \(disableSeconds)) AS exhausted,
-                    failing_since
-                """)
+            let result = try await session.query(statement)
             guard let row = result.first, try row.decode(Bool.self, "exhausted") else { return false }
             let since: Date? = try row.decode("failing_since")
             try await session.execute("""
@@ -86,6 +68,38 @@ public struct WebhookDeliveryQueue: Sendable {
                                       origin: .system, in: session)
             return true
         }
+    }
+
+    /// The statement ``record(_:for:disableAfter:)`` runs first: the attempt row, the delivery's new
+    /// state, the endpoint's failure run; answers whether the endpoint is now exhausted.
+    ///
+    /// The delivery is updated only while pending, a check written `(state = 'pending') IS TRUE`
+    /// so that it filters the row found by primary key. As `state = 'pending'` it let the planner
+    /// read the partial index of pending deliveries (`webhook_deliveries_due`) whole, which
+    /// statistics from before a backlog (an endpoint down for a while) make look like one row:
+    /// each attempt then read every pending delivery, and draining a backlog took time growing
+    /// with its square (`WebhookAttemptPlanTests`).
+    static func attemptStatement(_ outcome: WebhookAttemptOutcome, for delivery: ClaimedWebhookDelivery,
+                                 disableSeconds: Double) -> PostgresQuery {
+        let state = outcome.succeeded ? "succeeded" : (outcome.nextAttemptAt == nil ? "failed" : "pending")
+        return """
+        WITH attempt AS (
+            INSERT INTO webhook_attempts (delivery_id, status_code, latency_ms, error)
+            VALUES (\(delivery.id), \(outcome.statusCode)::int, \(outcome.latencyMilliseconds), \(outcome.error)::text)
+        ), delivered AS (
+            UPDATE webhook_deliveries SET attempts = attempts + 1, last_attempt_at = now(),
+                last_status = \(outcome.statusCode)::int, last_error = \(outcome.error)::text, state = \(state)::text,
+                next_attempt_at = coalesce(\(outcome.nextAttemptAt)::timestamptz, next_attempt_at),
+                completed_at = CASE WHEN \(state)::text = 'pending' THEN NULL ELSE now() END
+            WHERE id = \(delivery.id) AND (state = 'pending') IS TRUE
+        )
+        UPDATE webhook_endpoints SET
+            failing_since = CASE WHEN \(outcome.succeeded) THEN NULL ELSE coalesce(failing_since, now()) END
+        WHERE id = \(delivery.endpointID)
+        RETURNING enabled AND NOT \(outcome.succeeded)
+            AND coalesce(failing_since, now()) <= now() - make_interval(secs => \(disableSeconds)) AS exhausted,
+            failing_since
+        """
     }
 
     /// Queues delivery `deliveryID` of endpoint `endpointID` again, now (whatever its state),
