@@ -171,8 +171,9 @@ for step in "${steps[@]}"; do
     # The grown history's last day, which ends where the seeds begin: the seeds are uploaded first
     # (the lowest seqs) yet are the newest, so a period holding them would carry every event since
     # the first as its audit segments, as no real history does. Without growth, the last day.
-    if [ "$(sql -c "SELECT count(*) > 0 FROM deliveries WHERE reference LIKE 'B-%'")" = t ]; then
-        day_end="$(sql -c "SELECT to_char('$anchor'::timestamptz AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"')")"
+    # Grown history exists when this step grew some or an earlier run did ($have before the step).
+    if [ "$step" -gt 0 ] || [ "$have" -gt 0 ]; then
+        day_end="$(date -u -d "$anchor" +%Y-%m-%dT%H:%M:%SZ)"
     else
         day_end="$until"
     fi
