@@ -241,8 +241,8 @@ struct DeliverySearchTests {
         }
     }
 
-    /// The JSON plan of `EXECUTE name(...)` with `query`'s values written as literals.
-    static func explain(_ session: PostgresSession, _ name: String, _ query: PostgresQuery) async throws -> String {
+    /// The JSON plan of `EXECUTE name(...)` with `query`'s values written as literals (run, with `analyze`).
+    static func explain(_ session: PostgresSession, _ name: String, _ query: PostgresQuery, analyze: Bool = false) async throws -> String {
         let literals = query.binds.map { value -> String in
             switch value {
             case let number as Double: return "\(number)::float8"
@@ -252,18 +252,20 @@ struct DeliverySearchTests {
             default: return "NULL"
             }
         }
-        let result = try await session.query("EXPLAIN (FORMAT JSON) EXECUTE \(unescaped: name)(\(unescaped: literals.joined(separator: ", ")))")
+        let options = analyze ? "ANALYZE, FORMAT JSON" : "FORMAT JSON"
+        let result = try await session.query("EXPLAIN (\(unescaped: options)) EXECUTE \(unescaped: name)(\(unescaped: literals.joined(separator: ", ")))")
         return try result.decode(String.self, row: 0, column: 0)
     }
 
-    /// Every node of a JSON plan: its type, the index and table it reads, if any, and its rows (`EXPLAIN ANALYZE`).
-    static func nodes(_ plan: String) -> [(type: String, index: String?, relation: String?, rows: Int?)] {
-        var nodes: [(type: String, index: String?, relation: String?, rows: Int?)] = []
+    /// Every node of a JSON plan: its type, the index and table it reads, if any, and its rows per
+    /// loop and loops (`EXPLAIN ANALYZE`).
+    static func nodes(_ plan: String) -> [(type: String, index: String?, relation: String?, rows: Int?, loops: Int?)] {
+        var nodes: [(type: String, index: String?, relation: String?, rows: Int?, loops: Int?)] = []
         func walk(_ node: Any) {
             if let object = node as? [String: Any] {
                 if let type = object["Node Type"] as? String {
                     nodes.append((type, object["Index Name"] as? String, object["Relation Name"] as? String,
-                                  (object["Actual Rows"] as? NSNumber)?.intValue))
+                                  (object["Actual Rows"] as? NSNumber)?.intValue, (object["Actual Loops"] as? NSNumber)?.intValue))
                 }
                 object.values.forEach(walk)
             } else if let array = node as? [Any] {

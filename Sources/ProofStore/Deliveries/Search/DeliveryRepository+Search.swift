@@ -4,7 +4,9 @@ extension DeliveryRepository {
     /// One page of deliveries matching `search`, newest first.
     ///
     /// A search is at most three short reads, each bounded whatever the filter and the table size
-    /// (docs/decisions/0020-search-from-indexes.md):
+    /// (docs/decisions/0020-search-from-indexes.md). Text is read 3 alone: its bands are read
+    /// newest first from the cursor, so a window walked first would only repeat them, at the cost
+    /// of two ILIKEs and a signer look-up per row (docs/decisions/0039-text-search-by-band.md).
     ///
     /// 1. The newest ``recentWindow(limit:)`` rows below the cursor, read by the `seq` index and
     ///    filtered row by row. A filter that matches often (a country, the whole world, a common
@@ -13,9 +15,10 @@ extension DeliveryRepository {
     ///    so the page is complete).
     /// 3. The rest of the page from below the window, found by the filter's own index: for an
     ///    area the GiST index over place and seq, which hands the matches over newest first; for
-    ///    text or a flag the trigram or GIN index, whose few matches are sorted (few, or the
-    ///    window would have filled the page: about `N × (limit + 1) / window` of N deliveries when
-    ///    matches are spread evenly over time).
+    ///    text the trigram index one band of deliveries at a time, newest band first; for a flag
+    ///    or a signer the GIN or trigram index of `proofs`, whose few matches are sorted (few, or
+    ///    the window would have filled the page: about `N × (limit + 1) / window` of N deliveries
+    ///    when matches are spread evenly over time).
     ///
     /// Each read has one query shape whose plan does not depend on its values, so a prepared
     /// statement keeps a good plan whichever area came first: read 1 is forced onto the `seq`
@@ -31,6 +34,9 @@ extension DeliveryRepository {
         guard search.isFiltered else {
             return page(try await newest(below: below, limit: search.limit + 1), limit: search.limit)
         }
+        guard search.text == nil else {
+            return page(try await indexed(search, below: below, limit: search.limit + 1), limit: search.limit)
+        }
         let recent = try await database.query(Self.recentQuery(search, below: below, window: window))
         var rows = try recent.rows.map(Self.delivery)
         guard rows.count <= search.limit else { return page(rows, limit: search.limit) }
@@ -38,14 +44,19 @@ extension DeliveryRepository {
             SELECT seq FROM deliveries WHERE seq < \(below) ORDER BY seq DESC OFFSET \(window - 1) LIMIT 1
             """)
         guard let end: Int64 = try windowEnd.first?.decode("seq") else { return page(rows, limit: search.limit) }
-        let query = Self.indexedQuery(search, below: end, limit: search.limit + 1 - rows.count)
+        rows += try await indexed(search, below: end, limit: search.limit + 1 - rows.count)
+        return page(rows, limit: search.limit)
+    }
+
+    /// Read 3 with its settings (``indexedSettings(_:)``), in a transaction of its own when it has any.
+    private func indexed(_ search: DeliverySearch, below: Int64, limit: Int) async throws -> [Delivery] {
+        let query = Self.indexedQuery(search, below: below, limit: limit)
         let settings = Self.indexedSettings(search)
-        let older = settings.isEmpty ? try await database.query(query) : try await database.withTransaction { session in
+        let result = settings.isEmpty ? try await database.query(query) : try await database.withTransaction { session in
             for setting in settings { session.enqueue(setting) }
             return try await session.query(query)
         }
-        rows += try older.rows.map(Self.delivery)
-        return page(rows, limit: search.limit)
+        return try result.rows.map(Self.delivery)
     }
 
     /// Rows read by the `seq` index before the filter's own index is asked: large enough that a
@@ -72,7 +83,11 @@ extension DeliveryRepository {
     /// - An area without text or a flag: each rectangle is read from the place index
     ///   `deliveries_place_seq` newest first, so the scan stops after `limit` matches however
     ///   many the area holds; the rectangles' pages are merged.
-    /// - Text or a flag: the set their index gives (trigrams, GIN) is small, or read 1 would have
+    /// - Text: the reference, recipient and address are read band by band, newest first
+    ///   (``DeliverySearchConditions/textBands(_:_:below:limit:)``), so a word common in old
+    ///   deliveries costs a few bands, not every match; the signer's matches come from the
+    ///   trigram index of `proofs` as a set, as a flag's do (below). The two are merged.
+    /// - A flag (and the signer): the set their index gives (GIN) is small, or read 1 would have
     ///   filled the page; it is sorted by `seq + 0`, which keeps the planner from walking the `seq`
     ///   index instead, the slow plan when matches are rare and the planner cannot know it (a set
     ///   from `proofs` is opaque to it). An area with them is one more condition on that set.
@@ -81,11 +96,15 @@ extension DeliveryRepository {
     static func indexedQuery(_ search: DeliverySearch, below: Int64, limit: Int) -> PostgresQuery {
         let byPlace = readsByPlace(search)
         let order: PostgresQuery = byPlace ? DeliverySearchConditions.newestPlaceFirst : search.hasIndexedFilter ? "d.seq + 0 DESC" : "d.seq DESC"
-        let selects: [PostgresQuery] = DeliverySearchConditions.placedPerRectangle(search, below: below).map {
+        var selects: [PostgresQuery] = DeliverySearchConditions.placedPerRectangle(search, below: below).map {
             "SELECT d.seq FROM deliveries d \($0.whereClause) ORDER BY \(order) LIMIT \(limit)"
         }
+        if let text = search.text {
+            selects.append(DeliverySearchConditions.textBands(search, text, below: below, limit: limit))
+        }
+        // UNION, not UNION ALL: a delivery may match by its address and by its signer.
         let hits: PostgresQuery = selects.count == 1 ? selects[0] : """
-            SELECT seq FROM (\(selects.map { "(\($0))" as PostgresQuery }.joined(separator: " UNION ALL "))) each
+            SELECT seq FROM (\(selects.map { "(\($0))" as PostgresQuery }.joined(separator: " UNION "))) each
             ORDER BY seq DESC LIMIT \(limit)
             """
         return """
@@ -105,8 +124,15 @@ extension DeliveryRepository {
     /// 0.1 % of the table; when that is not many more rows than the page, it reads the whole area
     /// with a bitmap and sorts it (every match: 7,500 of 100,000 in the tests). Without bitmaps the
     /// index scan that hands the rows over in order is the cheapest plan it has, at any size.
+    ///
+    /// Text: no parallel workers and no JIT compilation. A generic plan knows neither how many
+    /// proofs the signer's set holds nor how many bands will be asked (a thousand, it assumes);
+    /// for that it starts workers to hash the set and compiles the plan, each of which costs more
+    /// than the read. (A flag alone keeps them: its hash join over every delivery is what the
+    /// workers share.)
     static func indexedSettings(_ search: DeliverySearch) -> [PostgresQuery] {
-        readsByPlace(search) ? ["SET LOCAL enable_bitmapscan = off"] : []
+        if readsByPlace(search) { return ["SET LOCAL enable_bitmapscan = off"] }
+        return search.text == nil ? [] : ["SET LOCAL max_parallel_workers_per_gather = 0", "SET LOCAL jit = off"]
     }
 
     /// The newest `limit` deliveries below `below`, unfiltered.

@@ -106,7 +106,11 @@ enum DeliverySearchConditions {
 
     /// The reference starts with the text, or the recipient, address or signer contains it.
     ///
-    /// The reference prefix is a range of the folded reference (`delivery_search_text_reference_folded`),
+    /// In ``Form/fromIndex`` this is the signer's part alone, a set from the trigram index of
+    /// `proofs`: read 3 reads the reference, recipient and address band by band
+    /// (``textBands(_:_:below:limit:)``) and merges the two.
+    ///
+    /// The reference prefix is a range of the folded reference (`delivery_search_text_band_reference`),
     /// not a LIKE: a prepared statement's generic plan can use a range over a bound value, where a
     /// LIKE prefix becomes a range only when the pattern is a literal; and trigrams do poorly on the
     /// prefix every reference shares. U+10FFFF sorts after every other character (C collation).
@@ -120,16 +124,53 @@ enum DeliverySearchConditions {
                             AND s.signer_name ILIKE \(contains)))
                 """
         case .fromIndex:
-            // Two index reads as one set: an OR with a sub-select in it could use neither index.
-            // Reference, recipient and address are matched in delivery_search_text, whose indexes
-            // an upload's status update does not rewrite (migration 0018).
-            return """
-                d.id IN (SELECT t.delivery_id FROM delivery_search_text t
-                         WHERE \(prefix(text, of: "t.reference")) OR t.recipient_name ILIKE \(contains) OR t.address ILIKE \(contains)
-                         UNION ALL
-                         SELECT s.delivery_id FROM proofs s WHERE s.signer_name ILIKE \(contains))
-                """
+            return "d.id IN (SELECT s.delivery_id FROM proofs s WHERE s.signer_name ILIKE \(contains))"
         }
+    }
+
+    /// Bits of `seq` below a text band: a band holds 32,768 consecutive deliveries. Written into
+    /// ``band`` as a literal, because the planner uses migration 0021's indexes only for the very
+    /// expression they were built on.
+    static let bandShift = 15
+
+    /// The band of a `delivery_search_text` row `t`, as migration 0021 indexes it.
+    static let band = "(t.seq >> \(bandShift))"
+
+    /// The newest `limit` deliveries below `below` whose reference starts with the text or whose
+    /// recipient or address contains it, and which pass the search's other filters, newest first.
+    ///
+    /// The bands are asked newest first, each for its own newest `limit` matches: an equality on
+    /// the band narrows the trigram index (`delivery_search_text_band_trgm`) and the reference
+    /// index to that band's rows, so one band costs what it holds. The outer `LIMIT` stops asking
+    /// once the page is full: a word common anywhere in the newest bands costs a band or two; a
+    /// rare word asks every band, each cheaply. The search's other filters are tested on each
+    /// band's matches as rows (a flag or a signer looked up per delivery).
+    static func textBands(_ search: DeliverySearch, _ text: DeliveryTextQuery, below: Int64, limit: Int) -> PostgresQuery {
+        let contains = text.containsPattern
+        var others = search
+        others.text = nil
+        var inBand = SQLFilter()
+        inBand.add("\(unescaped: band) = band.n")
+        inBand.add("t.seq < \(below)")
+        inBand.add("(\(prefix(text, of: "t.reference")) OR t.recipient_name ILIKE \(contains) OR t.address ILIKE \(contains))")
+        let rest = filter(others, form: .perRow)
+        inBand = inBand.adding(rest)
+        // Without other filters a band's matches need no look-up of their deliveries.
+        let rows: PostgresQuery = rest.conditions.isEmpty ? "delivery_search_text t" : "delivery_search_text t JOIN deliveries d ON d.id = t.delivery_id"
+        return """
+            SELECT hit.seq FROM generate_series(\(topBand(below: below)), 0, -1) AS band(n), LATERAL (
+                SELECT t.seq FROM \(rows)
+                \(inBand.whereClause)
+                ORDER BY t.seq DESC LIMIT \(limit)
+            ) hit
+            LIMIT \(limit)
+            """
+    }
+
+    /// The band of the newest delivery below `below`: the cursor, or the newest delivery when the
+    /// cursor is above it (a first page's is `Int64.max`: its bands would be empty, but asked).
+    static func topBand(below: Int64) -> PostgresQuery {
+        "(least(greatest(\(below), 1), (SELECT coalesce(max(seq), 0) FROM deliveries) + 1) - 1) >> \(unescaped: "\(bandShift)")"
     }
 
     /// `column` starts with the text, ignoring case: a range of its folded value.
