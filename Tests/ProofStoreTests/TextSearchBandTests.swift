@@ -29,9 +29,10 @@ struct TextSearchBandTests {
                 _ = try await owner.query("VACUUM ANALYZE deliveries")
                 _ = try await owner.query("VACUUM ANALYZE delivery_search_text")
             }
-            let search = DeliverySearch(text: try #require(DeliveryTextQuery("main street")))
+            let mainStreet = try #require(DeliveryTextQuery("main street"))
+            let search = DeliverySearch(text: mainStreet)
             let below = 3 * Self.bandSize + 30001
-            let query = DeliveryRepository.indexedQuery(search, below: below, limit: 51)
+            let query = DeliveryRepository.textBandsQuery(search, mainStreet, below: below, limit: 51)
             let newest = (0..<51).map { Self.bandSize + 30000 - 2 * Int64($0) }
             for mode in ["force_custom_plan", "force_generic_plan"] {
                 let plan = try await database.withTransaction { session in
@@ -53,14 +54,55 @@ struct TextSearchBandTests {
             // With another filter each band's matches are looked up as deliveries: the same page.
             var pending = search
             pending.status = .pending
-            let filtered = try await database.query(DeliveryRepository.indexedQuery(pending, below: below, limit: 51))
+            let filtered = try await database.query(DeliveryRepository.textBandsQuery(pending, mainStreet, below: below, limit: 51))
             #expect(try filtered.rows.map { try $0.decode(Int64.self, "seq") } == newest)
             pending.status = .delivered
-            #expect(try await database.query(DeliveryRepository.indexedQuery(pending, below: below, limit: 51)).rows.isEmpty)
+            #expect(try await database.query(DeliveryRepository.textBandsQuery(pending, mainStreet, below: below, limit: 51)).rows.isEmpty)
             // A rare word asks every band and finds its one delivery in each.
-            let rare = DeliverySearch(text: try #require(DeliveryTextQuery("29999 elm")))
-            let rows = try await database.query(DeliveryRepository.indexedQuery(rare, below: below, limit: 51)).rows
+            let elm = try #require(DeliveryTextQuery("29999 elm"))
+            let rare = DeliverySearch(text: elm)
+            let rows = try await database.query(DeliveryRepository.textBandsQuery(rare, elm, below: below, limit: 51)).rows
             #expect(try rows.map { try $0.decode(Int64.self, "seq") } == [3, 2, 1, 0].map { $0 * Self.bandSize + 29999 })
+        }
+    }
+
+    @Test("signers, references, recipients and addresses merge into one page, the same at every window size and across pages")
+    func mergesSignersWithBands() async throws {
+        try await ScratchDatabase.with(prefix: "search_merge") { _, database in
+            let deliveries = DeliveryRepository(database: database)
+            let proofs = ProofRepository(database: database)
+            let key = try await APIKeyRepository(database: database).create(name: "courier", role: .courier).key.id
+            // (reference, recipient, address, signer): "grace" by signer only, by recipient only, by
+            // reference prefix, by recipient and signer (one delivery, listed once), by address.
+            let rows: [(String, String, String, String?)] = [
+                ("SIG-0", "R", "A", "Grace Hopper"), ("SIG-1", "Grace Kelly", "A", nil), ("SIG-2", "Ada", "A", "Grace Jones"),
+                ("GRACE-3", "R", "A", nil), ("SIG-4", "Grace Hopper", "A", "Grace Hopper"), ("SIG-5", "Bob", "A", "Bob"),
+                ("SIG-6", "R", "1 Grace Street", nil), ("SIG-7", "R", "A", nil),
+            ]
+            for (reference, name, address, signer) in rows {
+                _ = try await deliveries.create(NewDelivery(reference: reference, recipientName: name, address: address, destination: nil), by: nil)
+                if let signer { _ = try await proofs.record(.sample(uploadedBy: key, signer: signer), reference: reference) }
+            }
+            let expected = ["SIG-6", "SIG-4", "GRACE-3", "SIG-2", "SIG-1", "SIG-0"]
+            let grace = try #require(DeliveryTextQuery("grace"))
+            for window in DeliverySearchTests.windows {
+                for limit in [1, 2, 50] {
+                    var search = DeliverySearch(text: grace, limit: limit)
+                    var seen: [String] = []
+                    while true {
+                        let page = try await deliveries.search(search, window: window)
+                        #expect(page.deliveries.count <= limit)
+                        seen += page.deliveries.map(\.reference)
+                        guard let next = page.nextSeq, seen.count <= rows.count else { break }
+                        search.afterSeq = next
+                    }
+                    #expect(seen == expected, "window \(window), limit \(limit)")
+                }
+                var delivered = DeliverySearch(status: .delivered, text: grace)
+                #expect(try await deliveries.search(delivered, window: window).deliveries.map(\.reference) == ["SIG-4", "SIG-2", "SIG-0"])
+                delivered.text = try #require(DeliveryTextQuery("hopper"))
+                #expect(try await deliveries.search(delivered, window: window).deliveries.map(\.reference) == ["SIG-4", "SIG-0"])
+            }
         }
     }
 }

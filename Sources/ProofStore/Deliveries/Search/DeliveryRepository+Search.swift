@@ -4,9 +4,7 @@ extension DeliveryRepository {
     /// One page of deliveries matching `search`, newest first.
     ///
     /// A search is at most three short reads, each bounded whatever the filter and the table size
-    /// (docs/decisions/0020-search-from-indexes.md). Text is read 3 alone: its bands are read
-    /// newest first from the cursor, so a window walked first would only repeat them, at the cost
-    /// of two ILIKEs and a signer look-up per row (docs/decisions/0039-text-search-by-band.md).
+    /// (docs/decisions/0020-search-from-indexes.md):
     ///
     /// 1. The newest ``recentWindow(limit:)`` rows below the cursor, read by the `seq` index and
     ///    filtered row by row. A filter that matches often (a country, the whole world, a common
@@ -19,6 +17,11 @@ extension DeliveryRepository {
     ///    or a signer the GIN or trigram index of `proofs`, whose few matches are sorted (few, or
     ///    the window would have filled the page: about `N × (limit + 1) / window` of N deliveries
     ///    when matches are spread evenly over time).
+    ///
+    /// Text changes reads 1 and 3 (docs/decisions/0039-text-search-by-band.md): the window tests
+    /// only the signer's name; the reference, recipient and address are read by band from the
+    /// cursor, newest first; the signer's set below the window only when the window did not fill
+    /// the page. The three are merged.
     ///
     /// Each read has one query shape whose plan does not depend on its values, so a prepared
     /// statement keeps a good plan whichever area came first: read 1 is forced onto the `seq`
@@ -34,29 +37,53 @@ extension DeliveryRepository {
         guard search.isFiltered else {
             return page(try await newest(below: below, limit: search.limit + 1), limit: search.limit)
         }
-        guard search.text == nil else {
-            return page(try await indexed(search, below: below, limit: search.limit + 1), limit: search.limit)
-        }
         let recent = try await database.query(Self.recentQuery(search, below: below, window: window))
         var rows = try recent.rows.map(Self.delivery)
+        if let text = search.text {
+            return try await textPage(search, text, signedRecently: rows, below: below, window: window)
+        }
         guard rows.count <= search.limit else { return page(rows, limit: search.limit) }
-        let windowEnd = try await database.query("""
-            SELECT seq FROM deliveries WHERE seq < \(below) ORDER BY seq DESC OFFSET \(window - 1) LIMIT 1
-            """)
-        guard let end: Int64 = try windowEnd.first?.decode("seq") else { return page(rows, limit: search.limit) }
-        rows += try await indexed(search, below: end, limit: search.limit + 1 - rows.count)
+        guard let end = try await windowEnd(below: below, window: window) else { return page(rows, limit: search.limit) }
+        rows += try await indexed(search, [Self.indexedQuery(search, below: end, limit: search.limit + 1 - rows.count)])
         return page(rows, limit: search.limit)
     }
 
-    /// Read 3 with its settings (``indexedSettings(_:)``), in a transaction of its own when it has any.
-    private func indexed(_ search: DeliverySearch, below: Int64, limit: Int) async throws -> [Delivery] {
-        let query = Self.indexedQuery(search, below: below, limit: limit)
-        let settings = Self.indexedSettings(search)
-        let result = settings.isEmpty ? try await database.query(query) : try await database.withTransaction { session in
-            for setting in settings { session.enqueue(setting) }
-            return try await session.query(query)
+    /// A text search's page: the window's deliveries whose signer matches (read 1), merged with the
+    /// newest matches of the reference, recipient and address, read by band from the cursor, and,
+    /// when the window did not fill the page, the signer's matches below it.
+    private func textPage(_ search: DeliverySearch, _ text: DeliveryTextQuery, signedRecently: [Delivery],
+                          below: Int64, window: Int) async throws -> DeliveryPage {
+        let limit = search.limit + 1
+        var queries = [Self.textBandsQuery(search, text, below: below, limit: limit)]
+        if signedRecently.count < limit, let end = try await windowEnd(below: below, window: window) {
+            queries.append(Self.indexedQuery(search, below: end, limit: limit))
         }
-        return try result.rows.map(Self.delivery)
+        var seen = Set<Int64>()
+        let rows = (signedRecently + (try await indexed(search, queries))).filter { seen.insert($0.seq).inserted }
+        return page(Array(rows.sorted { $0.seq > $1.seq }.prefix(limit)), limit: search.limit)
+    }
+
+    /// Read 2: the `seq` where read 1's window ended; `nil` when it reached the oldest delivery.
+    private func windowEnd(below: Int64, window: Int) async throws -> Int64? {
+        let result = try await database.query("""
+            SELECT seq FROM deliveries WHERE seq < \(below) ORDER BY seq DESC OFFSET \(window - 1) LIMIT 1
+            """)
+        return try result.first?.decode("seq")
+    }
+
+    /// Read 3's queries with its settings (``indexedSettings(_:)``), in a transaction of their own
+    /// when there are any.
+    private func indexed(_ search: DeliverySearch, _ queries: [PostgresQuery]) async throws -> [Delivery] {
+        let settings = Self.indexedSettings(search)
+        if settings.isEmpty, queries.count == 1 {
+            return try await database.query(queries[0]).rows.map(Self.delivery)
+        }
+        return try await database.withTransaction { session in
+            for setting in settings { session.enqueue(setting) }
+            var rows: [Delivery] = []
+            for query in queries { rows += try await session.query(query).rows.map(Self.delivery) }
+            return rows
+        }
     }
 
     /// Rows read by the `seq` index before the filter's own index is asked: large enough that a
@@ -83,10 +110,8 @@ extension DeliveryRepository {
     /// - An area without text or a flag: each rectangle is read from the place index
     ///   `deliveries_place_seq` newest first, so the scan stops after `limit` matches however
     ///   many the area holds; the rectangles' pages are merged.
-    /// - Text: the reference, recipient and address are read band by band, newest first
-    ///   (``DeliverySearchConditions/textBands(_:_:below:limit:)``), so a word common in old
-    ///   deliveries costs a few bands, not every match; the signer's matches come from the
-    ///   trigram index of `proofs` as a set, as a flag's do (below). The two are merged.
+    /// - Text: the signer's matches, from the trigram index of `proofs` as a set, as a flag's
+    ///   (below); the reference, recipient and address are ``textBandsQuery(_:_:below:limit:)``'s.
     /// - A flag (and the signer): the set their index gives (GIN) is small, or read 1 would have
     ///   filled the page; it is sorted by `seq + 0`, which keeps the planner from walking the `seq`
     ///   index instead, the slow plan when matches are rare and the planner cannot know it (a set
@@ -96,22 +121,31 @@ extension DeliveryRepository {
     static func indexedQuery(_ search: DeliverySearch, below: Int64, limit: Int) -> PostgresQuery {
         let byPlace = readsByPlace(search)
         let order: PostgresQuery = byPlace ? DeliverySearchConditions.newestPlaceFirst : search.hasIndexedFilter ? "d.seq + 0 DESC" : "d.seq DESC"
-        var selects: [PostgresQuery] = DeliverySearchConditions.placedPerRectangle(search, below: below).map {
+        let selects: [PostgresQuery] = DeliverySearchConditions.placedPerRectangle(search, below: below).map {
             "SELECT d.seq FROM deliveries d \($0.whereClause) ORDER BY \(order) LIMIT \(limit)"
         }
-        if let text = search.text {
-            selects.append(DeliverySearchConditions.textBands(search, text, below: below, limit: limit))
-        }
-        // UNION, not UNION ALL: a delivery may match by its address and by its signer.
         let hits: PostgresQuery = selects.count == 1 ? selects[0] : """
-            SELECT seq FROM (\(selects.map { "(\($0))" as PostgresQuery }.joined(separator: " UNION "))) each
+            SELECT seq FROM (\(selects.map { "(\($0))" as PostgresQuery }.joined(separator: " UNION ALL "))) each
             ORDER BY seq DESC LIMIT \(limit)
             """
-        return """
-            SELECT \(unescaped: columns) FROM (\(hits)) hit
-            JOIN deliveries d ON d.seq = hit.seq LEFT JOIN proofs p ON \(unescaped: proofJoin)
-            ORDER BY d.seq DESC
-            """
+        return deliveries(at: hits)
+    }
+
+    /// Read 3 of a text search for the reference, recipient and address: the newest `limit`
+    /// matches below `below` that pass the other filters, read band by band
+    /// (``DeliverySearchConditions/textBands(_:_:below:limit:)``), so a word common in old
+    /// deliveries costs a few bands, not every match.
+    static func textBandsQuery(_ search: DeliverySearch, _ text: DeliveryTextQuery, below: Int64, limit: Int) -> PostgresQuery {
+        deliveries(at: DeliverySearchConditions.textBands(search, text, below: below, limit: limit))
+    }
+
+    /// The deliveries (with their proofs' columns) whose `seq` the query `hits` selects, newest first.
+    private static func deliveries(at hits: PostgresQuery) -> PostgresQuery {
+        """
+        SELECT \(unescaped: columns) FROM (\(hits)) hit
+        JOIN deliveries d ON d.seq = hit.seq LEFT JOIN proofs p ON \(unescaped: proofJoin)
+        ORDER BY d.seq DESC
+        """
     }
 
     /// True when read 3 reads the area's matches newest first from the place index.

@@ -12,7 +12,8 @@ import Postgres
 /// An area is `destination <@ box` in the first, checked on the stored point; read 3 asks it of the
 /// place index instead, one rectangle at a time (``placedPerRectangle(_:below:)``). The distance of
 /// `near` is computed from the stored point in both (`destination[0]` is the longitude, `[1]` the
-/// latitude).
+/// latitude). A text is its signer's name in both; its reference, recipient and address have a
+/// read of their own, by band (``textBands(_:_:below:limit:)``).
 ///
 /// A new filter (another status, a reason) is one more `if` in ``filter(_:form:)``.
 enum DeliverySearchConditions {
@@ -77,7 +78,7 @@ enum DeliverySearchConditions {
         if let since = search.since { filter.add("d.created_at >= \(since)") }
         if let until = search.until { filter.add("d.created_at < \(until)") }
         if let circle = search.near { filter.add(within(circle)) }
-        if let text = search.text { filter.add(matching(text, form: form)) }
+        if let text = search.text { filter.add(signed(text, form: form)) }
         if let flag = search.flag { filter.add(flagged(flag, form: form)) }
         return filter
     }
@@ -104,24 +105,17 @@ enum DeliverySearchConditions {
             """
     }
 
-    /// The reference starts with the text, or the recipient, address or signer contains it.
-    ///
-    /// In ``Form/fromIndex`` this is the signer's part alone, a set from the trigram index of
-    /// `proofs`: read 3 reads the reference, recipient and address band by band
-    /// (``textBands(_:_:below:limit:)``) and merges the two.
-    ///
-    /// The reference prefix is a range of the folded reference (`delivery_search_text_band_reference`),
-    /// not a LIKE: a prepared statement's generic plan can use a range over a bound value, where a
-    /// LIKE prefix becomes a range only when the pattern is a literal; and trigrams do poorly on the
-    /// prefix every reference shares. U+10FFFF sorts after every other character (C collation).
-    static func matching(_ text: DeliveryTextQuery, form: Form) -> PostgresQuery {
+    /// The signer's name of the delivery's proof contains the text: row by row, or as a set from
+    /// the trigram index of `proofs`. The rest of a text, the reference's start and the
+    /// recipient and address, is read band by band (``textBands(_:_:below:limit:)``), and a text
+    /// search merges the two (``DeliveryRepository/search(_:)``).
+    static func signed(_ text: DeliveryTextQuery, form: Form) -> PostgresQuery {
         let contains = text.containsPattern
         switch form {
         case .perRow:
             return """
-                (\(prefix(text, of: "d.reference")) OR d.recipient_name ILIKE \(contains) OR d.address ILIKE \(contains)
-                 OR EXISTS (SELECT FROM proofs s WHERE s.delivery_id = d.id AND s.received_at = d.delivered_at
-                            AND s.signer_name ILIKE \(contains)))
+                EXISTS (SELECT FROM proofs s WHERE s.delivery_id = d.id AND s.received_at = d.delivered_at
+                        AND s.signer_name ILIKE \(contains))
                 """
         case .fromIndex:
             return "d.id IN (SELECT s.delivery_id FROM proofs s WHERE s.signer_name ILIKE \(contains))"
@@ -144,7 +138,7 @@ enum DeliverySearchConditions {
     /// index to that band's rows, so one band costs what it holds. The outer `LIMIT` stops asking
     /// once the page is full: a word common anywhere in the newest bands costs a band or two; a
     /// rare word asks every band, each cheaply. The search's other filters are tested on each
-    /// band's matches as rows (a flag or a signer looked up per delivery).
+    /// band's matches as rows (a flag looked up per delivery).
     static func textBands(_ search: DeliverySearch, _ text: DeliveryTextQuery, below: Int64, limit: Int) -> PostgresQuery {
         let contains = text.containsPattern
         var others = search
@@ -174,6 +168,11 @@ enum DeliverySearchConditions {
     }
 
     /// `column` starts with the text, ignoring case: a range of its folded value.
+    ///
+    /// A range of the folded reference (`delivery_search_text_band_reference`), not a LIKE: a
+    /// prepared statement's generic plan can use a range over a bound value, where a LIKE prefix
+    /// becomes a range only when the pattern is a literal; and trigrams do poorly on the prefix
+    /// every reference shares. U+10FFFF sorts after every other character (C collation).
     static func prefix(_ text: DeliveryTextQuery, of column: String) -> PostgresQuery {
         """
         (lower(\(unescaped: column)) COLLATE "C" >= lower(\(text.text)) COLLATE "C"
