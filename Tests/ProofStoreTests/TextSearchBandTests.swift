@@ -100,7 +100,8 @@ struct TextSearchBandTests {
                 }
                 var delivered = DeliverySearch(status: .delivered, text: grace)
                 #expect(try await deliveries.search(delivered, window: window).deliveries.map(\.reference) == ["SIG-4", "SIG-2", "SIG-0"])
-                delivered.text = try #require(DeliveryTextQuery("hopper"))
+                let hopper = try #require(DeliveryTextQuery("hopper"))
+                delivered.text = hopper
                 #expect(try await deliveries.search(delivered, window: window).deliveries.map(\.reference) == ["SIG-4", "SIG-0"])
             }
         }
