@@ -16,6 +16,13 @@
 -- The search (DeliverySearchConditions.textBands) asks the newest band first and stops at a full
 -- page; a rare word asks every band, each at the cost of its share of the posting lists.
 --
+-- The GIN index keeps its pending list of new entries small (64 kB, the least PostgreSQL allows;
+-- 4 MB by default): every scan of a GIN index also reads all of its pending list, and the search
+-- scans the index once per band, so a full default list would be read dozens of times by one
+-- search. Without a pending list at all (`fastupdate = off`) every delivery insert would merge its
+-- trigrams into the index itself, which costs inserts far more. Measurements:
+-- docs/decisions/0039-text-search-by-band.md.
+--
 -- The table is rebuilt in seq order (not updated in place): a band's rows then share a few
 -- heap pages, as every later insert does by itself. The rebuild holds writes to deliveries (the
 -- trigger writes here) for its time; the old table and its indexes are dropped.
@@ -39,7 +46,8 @@ ALTER TABLE delivery_search_text ADD CONSTRAINT delivery_search_text_pkey PRIMAR
 -- The band expression is written as DeliverySearchConditions.band writes it: the planner matches
 -- an index expression only when the query's is the same.
 CREATE INDEX delivery_search_text_band_trgm ON delivery_search_text
-    USING gin ((seq >> 15), recipient_name extensions.gin_trgm_ops, address extensions.gin_trgm_ops);
+    USING gin ((seq >> 15), recipient_name extensions.gin_trgm_ops, address extensions.gin_trgm_ops)
+    WITH (gin_pending_list_limit = 64);
 CREATE INDEX delivery_search_text_band_reference ON delivery_search_text ((seq >> 15), (lower(reference) COLLATE "C"));
 
 CREATE OR REPLACE FUNCTION countersign_copy_delivery_search_text() RETURNS trigger

@@ -51,6 +51,11 @@ struct TextSearchBandTests {
             }
             let page = try await database.query(query).rows.map { try $0.decode(Int64.self, "seq") }
             #expect(page == newest)
+            // Each band's scan also reads the index's whole pending list: migration 0021 keeps it small.
+            let options = try await database.query("""
+                SELECT array_to_string(reloptions, ',') FROM pg_class WHERE relname = 'delivery_search_text_band_trgm'
+                """).decode(String.self, row: 0, column: 0)
+            #expect(options == "gin_pending_list_limit=64")
             // With another filter each band's matches are looked up as deliveries: the same page.
             var pending = search
             pending.status = .pending
