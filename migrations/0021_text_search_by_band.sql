@@ -25,7 +25,12 @@
 --
 -- The table is rebuilt in seq order (not updated in place): a band's rows then share a few
 -- heap pages, as every later insert does by itself. The rebuild holds writes to deliveries (the
--- trigger writes here) for its time; the old table and its indexes are dropped.
+-- trigger writes here, and uploads update deliveries) for its time; the old table and its
+-- indexes are dropped.
+-- Deliveries created while the table is copied would be written by the trigger into the old table,
+-- which is then dropped: writes to deliveries wait for this migration instead.
+LOCK TABLE deliveries IN SHARE ROW EXCLUSIVE MODE;
+
 CREATE EXTENSION IF NOT EXISTS btree_gin WITH SCHEMA extensions;
 
 CREATE TABLE delivery_search_text_by_band (

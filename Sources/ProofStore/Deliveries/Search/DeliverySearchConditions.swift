@@ -149,7 +149,9 @@ enum DeliverySearchConditions {
         inBand.add("(\(prefix(text, of: "t.reference")) OR t.recipient_name ILIKE \(contains) OR t.address ILIKE \(contains))")
         let rest = filter(others, form: .perRow)
         inBand = inBand.adding(rest)
-        // Without other filters a band's matches need no look-up of their deliveries.
+        // Without other filters a band's matches need no look-up of their deliveries. No ORDER BY
+        // outside: PostgreSQL would read every band to sort them. The nested loop over the LATERAL
+        // hands the bands over in generate_series's order (the tests check the page and the bands read).
         let rows: PostgresQuery = rest.conditions.isEmpty ? "delivery_search_text t" : "delivery_search_text t JOIN deliveries d ON d.id = t.delivery_id"
         return """
             SELECT hit.seq FROM generate_series(\(topBand(below: below)), 0, -1) AS band(n), LATERAL (
@@ -164,7 +166,7 @@ enum DeliverySearchConditions {
     /// The band of the newest delivery below `below`: the cursor, or the newest delivery when the
     /// cursor is above it (a first page's is `Int64.max`: its bands would be empty, but asked).
     static func topBand(below: Int64) -> PostgresQuery {
-        "(least(greatest(\(below), 1), (SELECT coalesce(max(seq), 0) FROM deliveries) + 1) - 1) >> \(unescaped: "\(bandShift)")"
+        "(least(greatest(\(below)::bigint, 1), (SELECT coalesce(max(seq), 0) FROM deliveries) + 1) - 1) >> \(unescaped: "\(bandShift)")"
     }
 
     /// `column` starts with the text, ignoring case: a range of its folded value.
