@@ -22,7 +22,7 @@ struct ProofRetentionTests {
                 let base = "/v1/deliveries/\(reference)/proof"
                 for target in [reference, sameMonth] {
                     let upload = try await client.execute(uri: "/v1/deliveries/\(target)/proof", method: .post,
-                                                          headers: harness.headers(.courier), body: ByteBuffer(string: Samples.proofJSON()))
+                                                          headers: harness.headers(.courier), body: ByteBuffer(string: Samples.proofJSON(signer: "Grace Hopper", location: nil)))
                     #expect(upload.status == .created)
                 }
                 let partition = try await harness.database.query("""
@@ -31,12 +31,26 @@ struct ProofRetentionTests {
                 #expect(partition.hasPrefix("proofs_p"))
                 let before = try await client.execute(uri: "/v1/deliveries/\(reference)", method: .get, headers: harness.headers(.auditor))
                 #expect((before.json["proof"] as? [String: Any])?["proof_id"] is String)
+                let flag = try #require(((before.json["proof"] as? [String: Any])?["flags"] as? [String])?.first)
+                let searches = ["/v1/deliveries?q=hopper&limit=10", "/v1/deliveries?flag=\(flag)&limit=10", "/v1/deliveries?q=hopper&status=delivered"]
+                for uri in searches {
+                    let found = try await client.execute(uri: uri, method: .get, headers: harness.headers(.auditor))
+                    #expect((found.json["items"] as? [[String: Any]])?.count == 2, "\(uri)")
+                }
 
-                // The retention procedure, minus the archive step: detach the month, then drop it (as the
-                // owner: the runtime role the service connects as may do neither).
+                // The retention procedure, minus the archive and dump steps: detach the month, drop it,
+                // delete its search rows (as the owner: the runtime role the service connects as may do
+                // none of these). Its bounds are the partition's, read from the catalog.
                 try await PostgresClient.withClient(.forTests(url: harness.scratch.ownerURL, poolSize: 1)) { owner in
+                    let bounds = try await owner.query("""
+                        SELECT pg_get_expr(relpartbound, oid) FROM pg_class WHERE relname = \(partition)
+                        """).decode(String.self, row: 0, column: 0)
+                    let month = try #require(bounds.firstMatch(of: /FROM \('([^']+)'\) TO \('([^']+)'\)/))
                     try await owner.query("ALTER TABLE proofs DETACH PARTITION \(unescaped: partition)")
                     try await owner.query("DROP TABLE \(unescaped: partition)")
+                    try await owner.query("""
+                        DELETE FROM proof_search WHERE received_at >= \(String(month.1))::timestamptz AND received_at < \(String(month.2))::timestamptz
+                        """)
                 }
 
                 let auditor = harness.headers(.auditor)
@@ -62,6 +76,11 @@ struct ProofRetentionTests {
                 let items = list.json["items"] as? [[String: Any]] ?? []
                 #expect(items.count == 2)
                 #expect(items.allSatisfy { $0["status"] as? String == "delivered" && $0["proof"] is NSNull })
+                // A search by the dropped proofs' signer or flag no longer finds their deliveries.
+                for uri in searches {
+                    let search = try await client.execute(uri: uri, method: .get, headers: auditor)
+                    #expect(search.status == .ok && (search.json["items"] as? [[String: Any]])?.isEmpty == true, "\(uri)")
+                }
 
                 // The maintenance recreates the month (empty), and new uploads for pending deliveries work again.
                 let created = try await PartitionMaintenance(database: harness.database).run()

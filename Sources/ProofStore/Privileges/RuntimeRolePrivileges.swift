@@ -41,6 +41,8 @@ public enum RuntimeRolePrivileges {
         .table("webhook_attempts", "SELECT", "INSERT", why: "every post to a receiver, for GET /v1/webhooks/{id}/deliveries"),
         .table("delivery_search_text", "SELECT",
                why: "the text search matches reference, recipient and address here (0018); only the deliveries trigger writes it"),
+        .table("proof_search", "SELECT",
+               why: "the search matches signers' names and flags here, band by band (0022); only the proofs trigger writes it"),
         .table("device_keys", "SELECT", "INSERT",
                why: "couriers register device keys (0017; the guard admits only `registered` rows); approving and revoking: the functions below"),
         // Sequences (identity columns need no grant: INSERT on the table draws from them).
@@ -70,6 +72,8 @@ public enum RuntimeRolePrivileges {
         .ownerOnly(.function, "countersign_notify_webhook_deliveries()", why: "trigger: new deliveries wake the webhook senders"),
         .ownerOnly(.function, "countersign_copy_delivery_search_text()",
                    why: "trigger (SECURITY DEFINER): a delivery's reference, recipient and address into delivery_search_text"),
+        .ownerOnly(.function, "countersign_copy_proof_search()",
+                   why: "trigger (SECURITY DEFINER): a proof's delivery seq, signer and flags into proof_search"),
         .ownerOnly(.function, "countersign_guard_device_key()", why: "trigger: device keys only go registered → approved → revoked"),
         .ownerOnly(.function, "countersign_guard_signed_proof()",
                    why: "trigger: a signed proof only with an approved key of its uploader (locks the key FOR SHARE)"),

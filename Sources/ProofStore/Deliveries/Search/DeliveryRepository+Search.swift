@@ -3,30 +3,27 @@ import Postgres
 extension DeliveryRepository {
     /// One page of deliveries matching `search`, newest first.
     ///
-    /// A search is at most three short reads, each bounded whatever the filter and the table size
-    /// (docs/decisions/0020-search-from-indexes.md):
+    /// A search with a text or a flag reads them by band from the cursor: the newest band of 32,768
+    /// deliveries first, each band through the GIN indexes of `delivery_search_text` (reference,
+    /// recipient, address) and `proof_search` (signer's name, flags), stopping at a full page
+    /// (``bandsQuery(_:below:limit:)``, docs/decisions/0039-text-search-by-band.md and
+    /// 0040-proof-search-by-band.md). Its other filters are tested on each band's matches.
+    ///
+    /// Any other search is at most three short reads, each bounded whatever the filter and the
+    /// table size (docs/decisions/0020-search-from-indexes.md):
     ///
     /// 1. The newest ``recentWindow(limit:)`` rows below the cursor, read by the `seq` index and
-    ///    filtered row by row. A filter that matches often (a country, the whole world, a common
-    ///    name) fills its page here.
+    ///    filtered row by row. A filter that matches often (a country, the whole world, a status)
+    ///    fills its page here.
     /// 2. Otherwise the `seq` where that window ended (none: the window reached the oldest delivery,
     ///    so the page is complete).
-    /// 3. The rest of the page from below the window, found by the filter's own index: for an
-    ///    area the GiST index over place and seq, which hands the matches over newest first; for
-    ///    text the trigram index one band of deliveries at a time, newest band first; for a flag
-    ///    or a signer the GIN or trigram index of `proofs`, whose few matches are sorted (few, or
-    ///    the window would have filled the page: about `N × (limit + 1) / window` of N deliveries
-    ///    when matches are spread evenly over time).
-    ///
-    /// Text changes reads 1 and 3 (docs/decisions/0039-text-search-by-band.md): the window tests
-    /// only the signer's name; the reference, recipient and address are read by band from the
-    /// cursor, newest first; the signer's set below the window only when the window did not fill
-    /// the page. The three are merged.
+    /// 3. The rest of the page from below the window: an area from the GiST index over place and
+    ///    seq, which hands the matches over newest first; status and time from their B-trees.
     ///
     /// Each read has one query shape whose plan does not depend on its values, so a prepared
     /// statement keeps a good plan whichever area came first: read 1 is forced onto the `seq`
-    /// index by its inner `LIMIT`, read 3 onto the place index by its order, or off the `seq`
-    /// index by ordering on `seq + 0`.
+    /// index by its inner `LIMIT`, read 3 onto the place index by its order, the bands onto their
+    /// indexes by the equality on the band.
     public func search(_ search: DeliverySearch) async throws -> DeliveryPage {
         try await self.search(search, window: Self.recentWindow(limit: search.limit))
     }
@@ -37,30 +34,15 @@ extension DeliveryRepository {
         guard search.isFiltered else {
             return page(try await newest(below: below, limit: search.limit + 1), limit: search.limit)
         }
-        let recent = try await database.query(Self.recentQuery(search, below: below, window: window))
-        var rows = try recent.rows.map(Self.delivery)
-        if let text = search.text {
-            return try await textPage(search, text, signedRecently: rows, below: below, window: window)
+        if search.readsByBand {
+            let rows = try await inTransaction(Self.bandSettings, Self.bandsQuery(search, below: below, limit: search.limit + 1))
+            return page(rows, limit: search.limit)
         }
+        var rows = try await database.query(Self.recentQuery(search, below: below, window: window)).rows.map(Self.delivery)
         guard rows.count <= search.limit else { return page(rows, limit: search.limit) }
         guard let end = try await windowEnd(below: below, window: window) else { return page(rows, limit: search.limit) }
-        rows += try await indexed(search, [Self.indexedQuery(search, below: end, limit: search.limit + 1 - rows.count)])
+        rows += try await inTransaction(Self.indexedSettings(search), Self.indexedQuery(search, below: end, limit: search.limit + 1 - rows.count))
         return page(rows, limit: search.limit)
-    }
-
-    /// A text search's page: the window's deliveries whose signer matches (read 1), merged with the
-    /// newest matches of the reference, recipient and address, read by band from the cursor, and,
-    /// when the window did not fill the page, the signer's matches below it.
-    private func textPage(_ search: DeliverySearch, _ text: DeliveryTextQuery, signedRecently: [Delivery],
-                          below: Int64, window: Int) async throws -> DeliveryPage {
-        let limit = search.limit + 1
-        var queries = [Self.textBandsQuery(search, text, below: below, limit: limit)]
-        if signedRecently.count < limit, let end = try await windowEnd(below: below, window: window) {
-            queries.append(Self.indexedQuery(search, below: end, limit: limit))
-        }
-        var seen = Set<Int64>()
-        let rows = (signedRecently + (try await indexed(search, queries))).filter { seen.insert($0.seq).inserted }
-        return page(Array(rows.sorted { $0.seq > $1.seq }.prefix(limit)), limit: search.limit)
     }
 
     /// Read 2: the `seq` where read 1's window ended; `nil` when it reached the oldest delivery.
@@ -71,18 +53,12 @@ extension DeliveryRepository {
         return try result.first?.decode("seq")
     }
 
-    /// Read 3's queries with its settings (``indexedSettings(_:)``), in a transaction of their own
-    /// when there are any.
-    private func indexed(_ search: DeliverySearch, _ queries: [PostgresQuery]) async throws -> [Delivery] {
-        let settings = Self.indexedSettings(search)
-        if settings.isEmpty, queries.count == 1 {
-            return try await database.query(queries[0]).rows.map(Self.delivery)
-        }
+    /// `query` after `settings`, in a transaction of their own when there are any.
+    private func inTransaction(_ settings: [PostgresQuery], _ query: PostgresQuery) async throws -> [Delivery] {
+        guard !settings.isEmpty else { return try await database.query(query).rows.map(Self.delivery) }
         return try await database.withTransaction { session in
             for setting in settings { session.enqueue(setting) }
-            var rows: [Delivery] = []
-            for query in queries { rows += try await session.query(query).rows.map(Self.delivery) }
-            return rows
+            return try await session.query(query).rows.map(Self.delivery)
         }
     }
 
@@ -95,7 +71,7 @@ extension DeliveryRepository {
 
     /// Read 1: the matches among the newest `window` rows below `below`, newest first.
     static func recentQuery(_ search: DeliverySearch, below: Int64, window: Int) -> PostgresQuery {
-        let filter = DeliverySearchConditions.filter(search, form: .perRow)
+        let filter = DeliverySearchConditions.filter(search)
         return """
             SELECT \(unescaped: columns) FROM (
                 SELECT d.* FROM (SELECT * FROM deliveries WHERE seq < \(below) ORDER BY seq DESC LIMIT \(window)) d
@@ -107,20 +83,13 @@ extension DeliveryRepository {
 
     /// Read 3: the newest `limit` matches below `below`, found by the filter's index.
     ///
-    /// - An area without text or a flag: each rectangle is read from the place index
-    ///   `deliveries_place_seq` newest first, so the scan stops after `limit` matches however
-    ///   many the area holds; the rectangles' pages are merged.
-    /// - Text: the signer's matches, from the trigram index of `proofs` as a set, as a flag's
-    ///   (below); the reference, recipient and address are ``textBandsQuery(_:_:below:limit:)``'s.
-    /// - A flag (and the signer): the set their index gives (GIN) is small, or read 1 would have
-    ///   filled the page; it is sorted by `seq + 0`, which keeps the planner from walking the `seq`
-    ///   index instead, the slow plan when matches are rare and the planner cannot know it (a set
-    ///   from `proofs` is opaque to it). An area with them is one more condition on that set.
+    /// - An area: each rectangle is read from the place index `deliveries_place_seq` newest
+    ///   first, so the scan stops after `limit` matches however many the area holds; the
+    ///   rectangles' pages are merged.
     /// - Status and time alone keep `ORDER BY seq`: their B-trees have real statistics, and
     ///   `(status, seq DESC)` or a walk of `seq` past a period's end may be the right plan for them.
     static func indexedQuery(_ search: DeliverySearch, below: Int64, limit: Int) -> PostgresQuery {
-        let byPlace = readsByPlace(search)
-        let order: PostgresQuery = byPlace ? DeliverySearchConditions.newestPlaceFirst : search.hasIndexedFilter ? "d.seq + 0 DESC" : "d.seq DESC"
+        let order: PostgresQuery = readsByPlace(search) ? DeliverySearchConditions.newestPlaceFirst : "d.seq DESC"
         let selects: [PostgresQuery] = DeliverySearchConditions.placedPerRectangle(search, below: below).map {
             "SELECT d.seq FROM deliveries d \($0.whereClause) ORDER BY \(order) LIMIT \(limit)"
         }
@@ -131,12 +100,11 @@ extension DeliveryRepository {
         return deliveries(at: hits)
     }
 
-    /// Read 3 of a text search for the reference, recipient and address: the newest `limit`
-    /// matches below `below` that pass the other filters, read band by band
-    /// (``DeliverySearchConditions/textBands(_:_:below:limit:)``), so a word common in old
-    /// deliveries costs a few bands, not every match.
-    static func textBandsQuery(_ search: DeliverySearch, _ text: DeliveryTextQuery, below: Int64, limit: Int) -> PostgresQuery {
-        deliveries(at: DeliverySearchConditions.textBands(search, text, below: below, limit: limit))
+    /// A text or flag search's page: the newest `limit` matches below `below` that pass the other
+    /// filters, read band by band (``DeliverySearchConditions/bands(_:below:limit:)``), so a word
+    /// or a flag common in old deliveries costs a few bands, not every match.
+    static func bandsQuery(_ search: DeliverySearch, below: Int64, limit: Int) -> PostgresQuery {
+        deliveries(at: DeliverySearchConditions.bands(search, below: below, limit: limit))
     }
 
     /// The deliveries (with their proofs' columns) whose `seq` the query `hits` selects, newest first.
@@ -150,7 +118,7 @@ extension DeliveryRepository {
 
     /// True when read 3 reads the area's matches newest first from the place index.
     static func readsByPlace(_ search: DeliverySearch) -> Bool {
-        (search.boundingBox != nil || search.near != nil) && search.text == nil && search.flag == nil
+        search.boundingBox != nil || search.near != nil
     }
 
     /// What read 3 sets for its own transaction before it runs. Reading an area newest first: no
@@ -158,16 +126,15 @@ extension DeliveryRepository {
     /// 0.1 % of the table; when that is not many more rows than the page, it reads the whole area
     /// with a bitmap and sorts it (every match: 7,500 of 100,000 in the tests). Without bitmaps the
     /// index scan that hands the rows over in order is the cheapest plan it has, at any size.
-    ///
-    /// Text: no parallel workers and no JIT compilation. A generic plan knows neither how many
-    /// proofs the signer's set holds nor how many bands will be asked (a thousand, it assumes);
-    /// for that it starts workers to hash the set and compiles the plan, each of which costs more
-    /// than the read. (A flag alone keeps them: its hash join over every delivery is what the
-    /// workers share.)
     static func indexedSettings(_ search: DeliverySearch) -> [PostgresQuery] {
-        if readsByPlace(search) { return ["SET LOCAL enable_bitmapscan = off"] }
-        return search.text == nil ? [] : ["SET LOCAL max_parallel_workers_per_gather = 0", "SET LOCAL jit = off"]
+        readsByPlace(search) ? ["SET LOCAL enable_bitmapscan = off"] : []
     }
+
+    /// What the read by band sets for its own transaction: no parallel workers and no JIT
+    /// compilation. A generic plan does not know how many bands will be asked (a thousand, it
+    /// assumes); for that it starts workers and compiles the plan, each of which costs more than
+    /// the read.
+    static let bandSettings: [PostgresQuery] = ["SET LOCAL max_parallel_workers_per_gather = 0", "SET LOCAL jit = off"]
 
     /// The newest `limit` deliveries below `below`, unfiltered.
     private func newest(below: Int64, limit: Int) async throws -> [Delivery] {

@@ -47,13 +47,12 @@ public struct DeliverySearch: Sendable, Equatable {
     public var flag: ProofFlag?
     /// True when a filter narrows the search (beyond the page position).
     var isFiltered: Bool {
-        status != nil || attemptReason != nil || since != nil || until != nil || hasIndexedFilter
+        status != nil || attemptReason != nil || since != nil || until != nil || boundingBox != nil || near != nil || readsByBand
     }
 
-    /// True when a filter has an index of its own whose matches PostgreSQL cannot count in advance
-    /// (an area, text, a flag).
-    var hasIndexedFilter: Bool {
-        boundingBox != nil || near != nil || text != nil || flag != nil
+    /// True when the search is read band by band from its text's or its flag's indexes.
+    var readsByBand: Bool {
+        text != nil || flag != nil
     }
 
     /// Page size (1...500).

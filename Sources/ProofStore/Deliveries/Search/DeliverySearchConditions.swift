@@ -1,32 +1,27 @@
 import Foundation
 import Postgres
 
-/// The `WHERE` conditions of a ``DeliverySearch`` over deliveries `d`, in the two forms the two
-/// reads of ``DeliveryRepository/search(_:)`` need.
+/// The `WHERE` conditions of a ``DeliverySearch`` over deliveries `d`, and the read by band that
+/// answers its text or flag.
 ///
-/// - ``Form/perRow``: each condition is checked on rows already in hand (the newest rows below the
-///   cursor): a proof's flag or signer is looked up for that one delivery.
-/// - ``Form/fromIndex``: each condition can be answered by an index over the whole table: the
-///   deliveries with a flag or a signer come from the GIN indexes of `proofs` as a set.
+/// - ``filter(_:)`` checks a search's conditions on rows already in hand (read 1's newest rows
+///   below the cursor, or a band's matches): a proof's flag is looked up for that one delivery.
+/// - ``placedPerRectangle(_:below:)`` asks an area of the place index instead, one rectangle at a
+///   time, newest first.
+/// - ``bands(_:below:limit:)`` reads a text or a flag from its own indexes, one band of deliveries
+///   at a time, newest band first.
 ///
-/// An area is `destination <@ box` in the first, checked on the stored point; read 3 asks it of the
-/// place index instead, one rectangle at a time (``placedPerRectangle(_:below:)``). The distance of
-/// `near` is computed from the stored point in both (`destination[0]` is the longitude, `[1]` the
-/// latitude). A text is its signer's name in both; its reference, recipient and address have a
-/// read of their own, by band (``textBands(_:_:below:limit:)``).
+/// An area is `destination <@ box` on the stored point. The distance of `near` is computed from
+/// the stored point (`destination[0]` is the longitude, `[1]` the latitude).
 ///
-/// A new filter (another status, a reason) is one more `if` in ``filter(_:form:)``.
+/// A new filter (another status, a reason) is one more `if` in ``nonSpatial(_:)``.
 enum DeliverySearchConditions {
-    enum Form {
-        case perRow
-        case fromIndex
-    }
-
-    static func filter(_ search: DeliverySearch, form: Form) -> SQLFilter {
+    /// Every condition of `search` but its text, row by row (a text is always read by band).
+    static func filter(_ search: DeliverySearch) -> SQLFilter {
         var filter = SQLFilter()
         if let box = search.boundingBox { filter.add(inside(GeoRectangles(box))) }
         if let circle = search.near { filter.add(inside(GeoRectangles(around: circle))) }
-        return filter.adding(nonSpatial(search, form: form))
+        return filter.adding(nonSpatial(search))
     }
 
     /// The search once per rectangle of its area, each answered by the place index
@@ -40,7 +35,7 @@ enum DeliverySearchConditions {
             guard let area else { continue }
             areas = areas.flatMap { chosen in area.rectangles.map { chosen + [$0] } }
         }
-        let rest = nonSpatial(search, form: .fromIndex)
+        let rest = nonSpatial(search)
         return areas.map { rectangles in
             var filter = SQLFilter()
             for rectangle in rectangles { filter.add(placed(rectangle, below: below)) }
@@ -68,8 +63,9 @@ enum DeliverySearchConditions {
         """
     }
 
-    /// Every condition except the areas' rectangles (a circle's exact distance is one of them).
-    private static func nonSpatial(_ search: DeliverySearch, form: Form) -> SQLFilter {
+    /// Every condition except the areas' rectangles (a circle's exact distance is one of them)
+    /// and the text.
+    private static func nonSpatial(_ search: DeliverySearch) -> SQLFilter {
         var filter = SQLFilter()
         if let status = search.status { filter.add("d.status = \(status.rawValue)") }
         if let reason = search.attemptReason {
@@ -78,8 +74,7 @@ enum DeliverySearchConditions {
         if let since = search.since { filter.add("d.created_at >= \(since)") }
         if let until = search.until { filter.add("d.created_at < \(until)") }
         if let circle = search.near { filter.add(within(circle)) }
-        if let text = search.text { filter.add(signed(text, form: form)) }
-        if let flag = search.flag { filter.add(flagged(flag, form: form)) }
+        if let flag = search.flag { filter.add(flagged(flag)) }
         return filter
     }
 
@@ -105,59 +100,70 @@ enum DeliverySearchConditions {
             """
     }
 
-    /// The signer's name of the delivery's proof contains the text: row by row, or as a set from
-    /// the trigram index of `proofs`. The rest of a text, the reference's start and the
-    /// recipient and address, is read band by band (``textBands(_:_:below:limit:)``), and a text
-    /// search merges the two (``DeliveryRepository/search(_:)``).
-    static func signed(_ text: DeliveryTextQuery, form: Form) -> PostgresQuery {
-        let contains = text.containsPattern
-        switch form {
-        case .perRow:
-            return """
-                EXISTS (SELECT FROM proofs s WHERE s.delivery_id = d.id AND s.received_at = d.delivered_at
-                        AND s.signer_name ILIKE \(contains))
-                """
-        case .fromIndex:
-            return "d.id IN (SELECT s.delivery_id FROM proofs s WHERE s.signer_name ILIKE \(contains))"
-        }
-    }
-
-    /// Bits of `seq` below a text band: a band holds 32,768 consecutive deliveries. Written into
-    /// ``band`` as a literal, because the planner uses migration 0021's indexes only for the very
-    /// expression they were built on.
+    /// Bits of `seq` below a band: a band holds 32,768 consecutive deliveries. Written into
+    /// ``band(of:)`` as a literal, because the planner uses migrations 0021's and 0022's indexes only
+    /// for the very expression they were built on.
     static let bandShift = 15
 
-    /// The band of a `delivery_search_text` row `t`, as migration 0021 indexes it.
-    static let band = "(t.seq >> \(bandShift))"
+    /// The band of the seq `column`, as migrations 0021 and 0022 index it.
+    static func band(of column: String) -> PostgresQuery {
+        "(\(unescaped: column) >> \(unescaped: "\(bandShift)"))"
+    }
 
-    /// The newest `limit` deliveries below `below` whose reference starts with the text or whose
-    /// recipient or address contains it, and which pass the search's other filters, newest first.
+    /// The newest `limit` deliveries below `below` that match the search's text (or, without one,
+    /// its flag) and pass its other filters, newest first.
     ///
-    /// The bands are asked newest first, each for its own newest `limit` matches: an equality on
-    /// the band narrows the trigram index (`delivery_search_text_band_trgm`) and the reference
-    /// index to that band's rows, so one band costs what it holds. The outer `LIMIT` stops asking
-    /// once the page is full: a word common anywhere in the newest bands costs a band or two; a
-    /// rare word asks every band, each cheaply. The search's other filters are tested on each
-    /// band's matches as rows (a flag looked up per delivery).
-    static func textBands(_ search: DeliverySearch, _ text: DeliveryTextQuery, below: Int64, limit: Int) -> PostgresQuery {
-        let contains = text.containsPattern
+    /// The bands are asked newest first, each for its own newest `limit` matches: an equality on the
+    /// band narrows each GIN index's posting lists to that band's rows, so one band costs what it
+    /// holds. The outer `LIMIT` stops asking once the page is full: a word or flag common anywhere
+    /// in the newest bands costs a band or two; a rare one asks every band, each cheaply.
+    ///
+    /// A text matches the reference's start, the recipient or the address (`delivery_search_text`,
+    /// migration 0021) or the signer's name (`proof_search`, migration 0022); a flag, the proof's
+    /// flags (`proof_search`). The search's other filters, a flag beside a text included, are tested
+    /// on each band's matches as rows.
+    static func bands(_ search: DeliverySearch, below: Int64, limit: Int) -> PostgresQuery {
         var others = search
-        others.text = nil
-        var inBand = SQLFilter()
-        inBand.add("\(unescaped: band) = band.n")
-        inBand.add("t.seq < \(below)")
-        inBand.add("(\(prefix(text, of: "t.reference")) OR t.recipient_name ILIKE \(contains) OR t.address ILIKE \(contains))")
-        let rest = filter(others, form: .perRow)
-        inBand = inBand.adding(rest)
-        // Without other filters a band's matches need no look-up of their deliveries. No ORDER BY
+        let matches: [PostgresQuery]
+        if let text = search.text {
+            others.text = nil
+            let contains = text.containsPattern
+            matches = [
+                """
+                SELECT t.seq FROM delivery_search_text t WHERE \(band(of: "t.seq")) = band.n AND t.seq < \(below)
+                    AND (\(prefix(text, of: "t.reference")) OR t.recipient_name ILIKE \(contains) OR t.address ILIKE \(contains))
+                """,
+                """
+                SELECT s.delivery_seq FROM proof_search s WHERE \(band(of: "s.delivery_seq")) = band.n AND s.delivery_seq < \(below)
+                    AND s.signer_name ILIKE \(contains)
+                """,
+            ]
+        } else if let flag = search.flag {
+            others.flag = nil
+            matches = [
+                """
+                SELECT s.delivery_seq FROM proof_search s WHERE \(band(of: "s.delivery_seq")) = band.n AND s.delivery_seq < \(below)
+                    AND cardinality(s.flags) > 0 AND s.flags @> ARRAY[\(flag.rawValue)::text]
+                """,
+            ]
+        } else {
+            preconditionFailure("a search is read by band for its text or its flag")
+        }
+        let rest = filter(others)
+        // A delivery matched twice (its recipient and its signer) is one row: UNION, not UNION ALL.
+        // Without other filters a band's matches need no look-up of their deliveries. A band's
+        // matches are sorted by `seq + 0`: ordered by `seq` itself, the planner may walk
+        // proof_search's primary key down from the cursor instead, testing the band and the flag
+        // row by row, which reads every row below the cursor when the flag is rare. No ORDER BY
         // outside: PostgreSQL would read every band to sort them. The nested loop over the LATERAL
         // hands the bands over in generate_series's order (the tests check the page and the bands read).
-        let rows: PostgresQuery = rest.conditions.isEmpty ? "delivery_search_text t" : "delivery_search_text t JOIN deliveries d ON d.id = t.delivery_id"
+        let union = matches.joined(separator: " UNION ")
+        let rows: PostgresQuery = rest.conditions.isEmpty ? "(\(union)) m(seq)" : "(\(union)) m(seq) JOIN deliveries d ON d.seq = m.seq"
         return """
             SELECT hit.seq FROM generate_series(\(topBand(below: below)), 0, -1) AS band(n), LATERAL (
-                SELECT t.seq FROM \(rows)
-                \(inBand.whereClause)
-                ORDER BY t.seq DESC LIMIT \(limit)
+                SELECT m.seq FROM \(rows)
+                \(rest.whereClause)
+                ORDER BY m.seq + 0 DESC LIMIT \(limit)
             ) hit
             LIMIT \(limit)
             """
@@ -182,19 +188,8 @@ enum DeliverySearchConditions {
         """
     }
 
-    /// The delivery's proof carries the flag. `cardinality(flags) > 0` names the partial index.
-    static func flagged(_ flag: ProofFlag, form: Form) -> PostgresQuery {
-        switch form {
-        case .perRow:
-            return """
-                EXISTS (SELECT FROM proofs f WHERE f.delivery_id = d.id AND f.received_at = d.delivered_at
-                        AND cardinality(f.flags) > 0 AND f.flags @> ARRAY[\(flag.rawValue)::text])
-                """
-        case .fromIndex:
-            return """
-                d.id IN (SELECT f.delivery_id FROM proofs f
-                         WHERE cardinality(f.flags) > 0 AND f.flags @> ARRAY[\(flag.rawValue)::text])
-                """
-        }
+    /// The delivery's proof carries the flag: its `proof_search` row, found by the delivery's seq.
+    static func flagged(_ flag: ProofFlag) -> PostgresQuery {
+        "EXISTS (SELECT FROM proof_search f WHERE f.delivery_seq = d.seq AND f.flags @> ARRAY[\(flag.rawValue)::text])"
     }
 }

@@ -1,0 +1,159 @@
+import Foundation
+import Postgres
+@testable import ProofStore
+import Testing
+import TestSupport
+
+/// A text or flag search asks the bands of `delivery_search_text` and `proof_search` newest first
+/// and stops at a full page (migrations 0021 and 0022): a word or a flag common in old deliveries
+/// and absent from the newest costs the bands down to the first that fills the page, not every match.
+@Suite("Search by band", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+struct SearchByBandTests {
+    static let bandSize = Int64(1) << DeliverySearchConditions.bandShift
+
+    @Test("plans: a common old word, signer or flag reads the newest bands down to the one that fills the page, custom and generic plans alike")
+    func stopsAtTheFullBand() async throws {
+        try await ScratchDatabase.with(prefix: "search_bands", poolSize: 1) { scratch, database in
+            // Four bands of 30,000 deliveries each (seq = band × 32,768 + i): bands nearly as full as
+            // in production, where the planner weighs a band's index against reading the band.
+            // "Main Street", a signer "Grace Hopper" and the flag no_location are in every other
+            // delivery of bands 0 and 1, in none of bands 2 and 3. The seqs are chosen, and the proofs'
+            // search rows written directly, so as the owner (the runtime role can do neither); then
+            // ANALYZE, as production has it.
+            try await PostgresClient.withClient(.forTests(url: scratch.ownerURL, poolSize: 1)) { owner in
+                _ = try await owner.query("""
+                    INSERT INTO deliveries (seq, reference, recipient_name, address) OVERRIDING SYSTEM VALUE
+                    SELECT b * \(Self.bandSize) + i, 'TB-' || b || '-' || i, 'Recipient ' || i,
+                           i || CASE WHEN b < 2 AND i % 2 = 0 THEN ' Main Street' ELSE ' Elm Road' END
+                    FROM generate_series(0, 3) b, generate_series(1, 30000) i
+                    """)
+                _ = try await owner.query("""
+                    INSERT INTO proof_search (delivery_seq, received_at, signer_name, flags)
+                    SELECT b * \(Self.bandSize) + i, now(),
+                           CASE WHEN b < 2 AND i % 2 = 0 THEN 'Grace Hopper' ELSE 'Ada Byron ' || i END,
+                           CASE WHEN b < 2 AND i % 2 = 0 THEN '{no_location}'::text[] WHEN i % 7 = 0 THEN '{clock_ahead}' ELSE '{}' END
+                    FROM generate_series(0, 3) b, generate_series(1, 30000) i
+                    """)
+                for table in ["deliveries", "delivery_search_text", "proof_search"] { _ = try await owner.query("VACUUM ANALYZE \(unescaped: table)") }
+            }
+            let mainStreet = try #require(DeliveryTextQuery("main street"))
+            let hopper = try #require(DeliveryTextQuery("hopper"))
+            let byron = try #require(DeliveryTextQuery("byron 29995"))
+            let below = 3 * Self.bandSize + 30001
+            let newest = (0..<51).map { Self.bandSize + 30000 - 2 * Int64($0) }
+            // Each search, the tables it reads by band and the index each must use.
+            let searches: [(DeliverySearch, [String: String])] = [
+                (DeliverySearch(text: mainStreet), ["delivery_search_text": "delivery_search_text_band_trgm", "proof_search": "proof_search_band_signer"]),
+                (DeliverySearch(text: hopper),
+                 ["delivery_search_text": "delivery_search_text_band_trgm", "proof_search": "proof_search_band_signer"]),
+                (DeliverySearch(flag: .noLocation), ["proof_search": "proof_search_band_flags"]),
+            ]
+            for (search, indexes) in searches {
+                let query = DeliveryRepository.bandsQuery(search, below: below, limit: 51)
+                for mode in ["force_custom_plan", "force_generic_plan"] {
+                    let plan = try await database.withTransaction { session in
+                        try await session.query("SET LOCAL plan_cache_mode = \(unescaped: mode)")
+                        for setting in DeliveryRepository.bandSettings { try await session.execute(setting) }
+                        try await session.query("PREPARE banded AS \(unescaped: query.sql)")
+                        let plan = try await DeliverySearchTests.explain(session, "banded", query, analyze: true)
+                        try await session.query("DEALLOCATE banded")
+                        return plan
+                    }
+                    // Bands 3, 2 and 1 asked; band 1's 15,000 matches read; band 0 never asked. Reading
+                    // every match and sorting (the plans before 0021 and 0022) reads all 30,000 in one scan.
+                    let nodes = DeliverySearchTests.nodes(plan)
+                    for (table, index) in indexes {
+                        let scans = nodes.filter { $0.relation == table }
+                        #expect(!scans.isEmpty && scans.allSatisfy { $0.loops == 3 && ($0.rows ?? 0) * ($0.loops ?? 0) <= 15_000 },
+                                "\(search) \(mode): \(plan)")
+                        #expect(nodes.contains { $0.index == index }, "\(search) \(mode) \(index): \(plan)")
+                    }
+                }
+                let page = try await database.query(query).rows.map { try $0.decode(Int64.self, "seq") }
+                #expect(page == newest, "\(search)")
+            }
+            // Each band's scan also reads the index's whole pending list: migrations 0021 and 0022 keep it small.
+            let options = try await database.query("""
+                SELECT relname, array_to_string(reloptions, ',') FROM pg_class
+                WHERE relname IN ('delivery_search_text_band_trgm', 'proof_search_band_signer', 'proof_search_band_flags')
+                """).rows.map { try $0.decode((String, String).self) }
+            #expect(options.count == 3 && options.allSatisfy { $0.1 == "gin_pending_list_limit=64" }, "\(options)")
+            // With another filter each band's matches are looked up as deliveries: the same page.
+            // A flag beside a text is tested on the text's matches, by the delivery's seq.
+            let seqs = { (search: DeliverySearch) in
+                try await database.query(DeliveryRepository.bandsQuery(search, below: below, limit: 51)).rows.map { try $0.decode(Int64.self, "seq") }
+            }
+            for var filtered in [DeliverySearch(text: mainStreet), DeliverySearch(flag: .noLocation), DeliverySearch(text: mainStreet, flag: .noLocation)] {
+                filtered.status = .pending
+                #expect(try await seqs(filtered) == newest, "\(filtered)")
+                filtered.status = .delivered
+                #expect(try await seqs(filtered).isEmpty, "\(filtered)")
+            }
+            #expect(try await seqs(DeliverySearch(text: mainStreet, flag: .clockAhead)).isEmpty)
+            #expect(try await seqs(DeliverySearch(text: byron, flag: .clockAhead))
+                    == [3, 2, 1, 0].map { $0 * Self.bandSize + 29995 })
+            // A rare word asks every band and finds its one delivery in each.
+            let elm = try #require(DeliveryTextQuery("29999 elm"))
+            let rare = DeliverySearch(text: elm)
+            let rows = try await database.query(DeliveryRepository.bandsQuery(rare, below: below, limit: 51)).rows
+            #expect(try rows.map { try $0.decode(Int64.self, "seq") } == [3, 2, 1, 0].map { $0 * Self.bandSize + 29999 })
+            // Through the search, a page at a time: each cursor lands in another band; and a cursor
+            // in the middle of a band continues below it.
+            let deliveries = DeliveryRepository(database: database)
+            var paged: [Int64] = []
+            var next = DeliverySearch(text: elm, limit: 1)
+            while true {
+                let page = try await deliveries.search(next)
+                paged += page.deliveries.map(\.seq)
+                guard let after = page.nextSeq, paged.count < 8 else { break }
+                next.afterSeq = after
+            }
+            #expect(paged == [3, 2, 1, 0].map { $0 * Self.bandSize + 29999 })
+            for middle in [DeliverySearch(text: mainStreet, limit: 3, afterSeq: Self.bandSize + 1000),
+                           DeliverySearch(flag: .noLocation, limit: 3, afterSeq: Self.bandSize + 1000)] {
+                #expect(try await deliveries.search(middle).deliveries.map(\.seq) == [998, 996, 994].map { Self.bandSize + $0 }, "\(middle)")
+            }
+        }
+    }
+
+    @Test("signers, references, recipients and addresses merge into one page, the same at every window size and across pages")
+    func mergesSignersWithBands() async throws {
+        try await ScratchDatabase.with(prefix: "search_merge") { _, database in
+            let deliveries = DeliveryRepository(database: database)
+            let proofs = ProofRepository(database: database)
+            let key = try await APIKeyRepository(database: database).create(name: "courier", role: .courier).key.id
+            let grace = try #require(DeliveryTextQuery("grace"))
+            #expect(try await deliveries.search(DeliverySearch(text: grace)).deliveries.isEmpty)   // no deliveries at all
+            // (reference, recipient, address, signer): "grace" by signer only, by recipient only, by
+            // reference prefix, by recipient and signer (one delivery, listed once), by address.
+            let rows: [(String, String, String, String?)] = [
+                ("SIG-0", "R", "A", "Grace Hopper"), ("SIG-1", "Grace Kelly", "A", nil), ("SIG-2", "Ada", "A", "Grace Jones"),
+                ("GRACE-3", "R", "A", nil), ("SIG-4", "Grace Hopper", "A", "Grace Hopper"), ("SIG-5", "Bob", "A", "Bob"),
+                ("SIG-6", "R", "1 Grace Street", nil), ("SIG-7", "R", "A", nil),
+            ]
+            for (reference, name, address, signer) in rows {
+                _ = try await deliveries.create(NewDelivery(reference: reference, recipientName: name, address: address, destination: nil), by: nil)
+                if let signer { _ = try await proofs.record(.sample(uploadedBy: key, signer: signer), reference: reference) }
+            }
+            let expected = ["SIG-6", "SIG-4", "GRACE-3", "SIG-2", "SIG-1", "SIG-0"]
+            for window in DeliverySearchTests.windows {
+                for limit in [1, 2, 50] {
+                    var search = DeliverySearch(text: grace, limit: limit)
+                    var seen: [String] = []
+                    while true {
+                        let page = try await deliveries.search(search, window: window)
+                        seen += page.deliveries.map(\.reference)
+                        guard let next = page.nextSeq, seen.count <= rows.count else { break }
+                        search.afterSeq = next
+                    }
+                    #expect(seen == expected, "window \(window), limit \(limit)")
+                }
+                var delivered = DeliverySearch(status: .delivered, text: grace)
+                #expect(try await deliveries.search(delivered, window: window).deliveries.map(\.reference) == ["SIG-4", "SIG-2", "SIG-0"])
+                let hopper = try #require(DeliveryTextQuery("hopper"))
+                delivered.text = hopper
+                #expect(try await deliveries.search(delivered, window: window).deliveries.map(\.reference) == ["SIG-4", "SIG-0"])
+            }
+        }
+    }
+}
