@@ -23,6 +23,8 @@ SEARCHES = {
     "near 5 km": "near=52.52,13.40,5000",
     "q common": "q=main%20street",
     "q rare": "q=kowalski%20123",
+    # Every proof's signer (api_load.py and the grown history sign as "Load Test").
+    "q signer": "q=load%20test",
     "flag": "flag=no_location",
 }
 
