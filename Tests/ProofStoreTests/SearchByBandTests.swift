@@ -156,4 +156,35 @@ struct SearchByBandTests {
             }
         }
     }
+
+    @Test("0022: each proof's delivery seq, time, signer and flags are copied to proof_search by trigger; the runtime role cannot write them")
+    func proofSearchRows() async throws {
+        try await ScratchDatabase.with(prefix: "proof_search") { scratch, database in
+            let deliveries = DeliveryRepository(database: database)
+            let proofs = ProofRepository(database: database)
+            let key = try await APIKeyRepository(database: database).create(name: "courier", role: .courier).key.id
+            let flags: [[ProofFlag]] = [[], [.noLocation], [.outsideGeofence, .clockAhead]]
+            for (n, flagged) in flags.enumerated() {
+                _ = try await deliveries.create(NewDelivery(reference: "PS-\(n)", recipientName: "R", address: "A", destination: nil), by: nil)
+                var proof = NewProof.sample(uploadedBy: key, signer: "Signer \(n)")
+                proof.assessment.flags = flagged
+                try await proofs.record(proof, reference: "PS-\(n)")
+            }
+            let copied = try await database.query("""
+                SELECT d.reference, array_to_string(s.flags, ',') FROM proof_search s
+                JOIN deliveries d ON d.seq = s.delivery_seq
+                JOIN proofs p ON p.delivery_id = d.id AND p.received_at = s.received_at AND p.signer_name = s.signer_name AND p.flags = s.flags
+                ORDER BY s.delivery_seq
+                """).rows.map { try $0.decode((String, String).self) }
+            #expect(copied.map { [$0.0, $0.1] } == [["PS-0", ""], ["PS-1", "no_location"], ["PS-2", "outside_geofence,clock_ahead"]])
+            #expect(try await deliveries.search(DeliverySearch(flag: .clockAhead)).deliveries.map(\.reference) == ["PS-2"])
+            if scratch.url != scratch.ownerURL {
+                for forged in ["INSERT INTO proof_search VALUES (999, now(), 'forged', '{}')", "UPDATE proof_search SET signer_name = 'forged'",
+                               "DELETE FROM proof_search"] {
+                    await #expect(throws: PostgresError.self, "\(forged)") { try await database.query(PostgresQuery(unescaped: forged)) }
+                }
+                #expect(try await database.query("SELECT count(*) FROM proof_search").decode(Int.self, row: 0, column: 0) == 3)
+            }
+        }
+    }
 }
