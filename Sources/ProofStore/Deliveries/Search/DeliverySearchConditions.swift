@@ -124,41 +124,43 @@ enum DeliverySearchConditions {
     /// on each band's matches as rows.
     static func bands(_ search: DeliverySearch, below: Int64, limit: Int) -> PostgresQuery {
         var others = search
-        let matches: [PostgresQuery]
+        let sources: [(table: String, seq: String, condition: PostgresQuery)]
         if let text = search.text {
             others.text = nil
             let contains = text.containsPattern
-            matches = [
-                """
-                SELECT t.seq FROM delivery_search_text t WHERE \(band(of: "t.seq")) = band.n AND t.seq < \(below)
-                    AND (\(prefix(text, of: "t.reference")) OR t.recipient_name ILIKE \(contains) OR t.address ILIKE \(contains))
-                """,
-                """
-                SELECT s.delivery_seq FROM proof_search s WHERE \(band(of: "s.delivery_seq")) = band.n AND s.delivery_seq < \(below)
-                    AND s.signer_name ILIKE \(contains)
-                """,
+            sources = [
+                ("delivery_search_text t", "t.seq",
+                 "(\(prefix(text, of: "t.reference")) OR t.recipient_name ILIKE \(contains) OR t.address ILIKE \(contains))"),
+                ("proof_search s", "s.delivery_seq", "s.signer_name ILIKE \(contains)"),
             ]
         } else if let flag = search.flag {
             others.flag = nil
-            matches = [
-                """
-                SELECT s.delivery_seq FROM proof_search s WHERE \(band(of: "s.delivery_seq")) = band.n AND s.delivery_seq < \(below)
-                    AND cardinality(s.flags) > 0 AND s.flags @> ARRAY[\(flag.rawValue)::text]
-                """,
-            ]
+            sources = [("proof_search s", "s.delivery_seq", "cardinality(s.flags) > 0 AND s.flags @> ARRAY[\(flag.rawValue)::text]")]
         } else {
             preconditionFailure("a search is read by band for its text or its flag")
         }
         let rest = filter(others)
-        // A delivery matched twice (its recipient and its signer) is one row: UNION, not UNION ALL.
-        // Without other filters a band's matches need no look-up of their deliveries. A band's
-        // matches are sorted by `seq + 0`: ordered by `seq` itself, the planner may walk
+        // Matches are sorted by `seq + 0`: ordered by `seq` itself, the planner may walk
         // proof_search's primary key down from the cursor instead, testing the band and the flag
-        // row by row, which reads every row below the cursor when the flag is rare. No ORDER BY
-        // outside: PostgreSQL would read every band to sort them. The nested loop over the LATERAL
-        // hands the bands over in generate_series's order (the tests check the page and the bands read).
-        let union = matches.joined(separator: " UNION ")
+        // row by row, which reads every row below the cursor when the flag is rare.
+        //
+        // A delivery matched twice (its recipient and its signer) is one row: UNION, not UNION ALL.
+        // Without other filters each source gives only its own newest `limit` of the band (the
+        // newest `limit` of the union are among them), so the union hashes at most `limit` rows of
+        // each, not every match of a word common in the band; and a band's matches need no look-up
+        // of their deliveries. With other filters, every match of the band is tested first.
+        let union = sources.map { source -> PostgresQuery in
+            let select: PostgresQuery = """
+                SELECT \(unescaped: source.seq) FROM \(unescaped: source.table)
+                WHERE \(band(of: source.seq)) = band.n AND \(unescaped: source.seq) < \(below) AND \(source.condition)
+                """
+            return rest.conditions.isEmpty && sources.count > 1
+                ? "(\(select) ORDER BY \(unescaped: source.seq) + 0 DESC LIMIT \(limit))" : select
+        }.joined(separator: " UNION ")
         let rows: PostgresQuery = rest.conditions.isEmpty ? "(\(union)) m(seq)" : "(\(union)) m(seq) JOIN deliveries d ON d.seq = m.seq"
+        // No ORDER BY outside: PostgreSQL would read every band to sort them. The nested loop over
+        // the LATERAL hands the bands over in generate_series's order (the tests check the page and
+        // the bands read).
         return """
             SELECT hit.seq FROM generate_series(\(topBand(below: below)), 0, -1) AS band(n), LATERAL (
                 SELECT m.seq FROM \(rows)
