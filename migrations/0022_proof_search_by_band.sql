@@ -20,12 +20,20 @@
 --   0008), and a search that tests a flag row by row looks it up by seq.
 --
 -- A trigger on proofs writes each row when its proof is inserted (whoever inserts it: the
--- service, the benchmarks' bulk loads). Its function is SECURITY DEFINER, so the runtime role only
--- reads the table: it cannot add, change or remove what a search finds. Proofs never change, so
--- nothing else writes it; the retention procedure (docs/scaling.md §4) deletes a dropped month's
--- rows as the owner, and a restore copies them back from the restored partition.
+-- service, the benchmarks' bulk loads), but only for the proof its delivery names: the delivery is
+-- delivered and its delivered_at is the proof's received_at. An upload's one statement inserts the
+-- proof and marks its delivery delivered; the AFTER trigger fires at the end of that statement and
+-- sees both. A proof row inserted any other way (for a pending delivery, say) is never searched
+-- for, and cannot take the place of the proof that is later uploaded. The function is SECURITY
+-- DEFINER, so the runtime role only reads the table: it cannot add, change or remove a search row.
+-- Proofs never change, so nothing else writes it; the retention procedure (docs/scaling.md §4)
+-- deletes a month's rows as the owner when it drops the month, and a restore copies them back.
 --
--- The old indexes on proofs are dropped: each upload maintained them, and no query uses them now.
+-- The old indexes on proofs are dropped: each upload maintained them, and no query uses them now
+-- (a server of the previous release, during a rolling upgrade, still answers its flag and signer
+-- searches, by reading proofs whole). Dropping them locks proofs exclusively, reads included, at the
+-- very end of this migration; it waits at most 5 s for a long reader (an export, a verification),
+-- and past that the migration fails and leaves nothing behind: run it again once they are done.
 --
 -- Proofs inserted while the table is copied would be missed (the trigger does not exist yet when
 -- the copy's snapshot is taken): uploads wait for this migration instead.
@@ -38,12 +46,12 @@ CREATE TABLE proof_search (
     flags        text[] NOT NULL
 );
 
--- In seq order, so that a band's rows share a few heap pages, as later inserts do by themselves.
--- Should a delivery ever hold two proofs, the one its delivered_at names is the one kept.
+-- The proofs their deliveries name, in seq order, so that a band's rows share a few heap pages,
+-- as later inserts do by themselves.
 INSERT INTO proof_search (delivery_seq, received_at, signer_name, flags)
 SELECT d.seq, p.received_at, p.signer_name, p.flags
-FROM proofs p JOIN deliveries d ON d.id = p.delivery_id
-ORDER BY d.seq, (p.received_at = d.delivered_at) DESC
+FROM proofs p JOIN deliveries d ON d.id = p.delivery_id AND d.status = 'delivered' AND d.delivered_at = p.received_at
+ORDER BY d.seq
 ON CONFLICT (delivery_seq) DO NOTHING;
 
 CREATE INDEX proof_search_band_signer ON proof_search
@@ -58,7 +66,8 @@ CREATE FUNCTION countersign_copy_proof_search() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
 BEGIN
     INSERT INTO public.proof_search (delivery_seq, received_at, signer_name, flags)
-    SELECT d.seq, NEW.received_at, NEW.signer_name, NEW.flags FROM public.deliveries d WHERE d.id = NEW.delivery_id
+    SELECT d.seq, NEW.received_at, NEW.signer_name, NEW.flags FROM public.deliveries d
+    WHERE d.id = NEW.delivery_id AND d.status = 'delivered' AND d.delivered_at = NEW.received_at
     ON CONFLICT (delivery_seq) DO NOTHING;
     RETURN NULL;
 END;
@@ -69,6 +78,7 @@ REVOKE EXECUTE ON FUNCTION countersign_copy_proof_search() FROM PUBLIC;
 CREATE TRIGGER proofs_search AFTER INSERT ON proofs
     FOR EACH ROW EXECUTE FUNCTION countersign_copy_proof_search();
 
+SET LOCAL lock_timeout = '5s';
 DROP INDEX proofs_signer_name_trgm;
 DROP INDEX proofs_flags;
 

@@ -38,19 +38,18 @@ struct ProofRetentionTests {
                     #expect((found.json["items"] as? [[String: Any]])?.count == 2, "\(uri)")
                 }
 
-                // The retention procedure, minus the archive and dump steps: detach the month, drop it,
-                // delete its search rows (as the owner: the runtime role the service connects as may do
-                // none of these). Its bounds are the partition's, read from the catalog.
+                // The retention procedure, minus the archive and dump steps: detach the month, then drop
+                // it and delete its search rows in one transaction (as the owner: the runtime role the
+                // service connects as may do none of these).
                 try await PostgresClient.withClient(.forTests(url: harness.scratch.ownerURL, poolSize: 1)) { owner in
-                    let bounds = try await owner.query("""
-                        SELECT pg_get_expr(relpartbound, oid) FROM pg_class WHERE relname = \(partition)
-                        """).decode(String.self, row: 0, column: 0)
-                    let month = try #require(bounds.firstMatch(of: /FROM \('([^']+)'\) TO \('([^']+)'\)/))
                     try await owner.query("ALTER TABLE proofs DETACH PARTITION \(unescaped: partition)")
-                    try await owner.query("DROP TABLE \(unescaped: partition)")
-                    try await owner.query("""
-                        DELETE FROM proof_search WHERE received_at >= \(String(month.1))::timestamptz AND received_at < \(String(month.2))::timestamptz
-                        """)
+                    try await owner.withTransaction { session in
+                        try await session.query("""
+                            DELETE FROM proof_search s USING \(unescaped: partition) p JOIN deliveries d ON d.id = p.delivery_id
+                            WHERE s.delivery_seq = d.seq
+                            """)
+                        try await session.query("DROP TABLE \(unescaped: partition)")
+                    }
                 }
 
                 let auditor = harness.headers(.auditor)
