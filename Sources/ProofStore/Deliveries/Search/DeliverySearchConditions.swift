@@ -5,7 +5,7 @@ import Postgres
 /// answers its text or flag.
 ///
 /// - ``filter(_:)`` checks a search's conditions on rows already in hand (read 1's newest rows
-///   below the cursor, or a band's matches): a proof's flag is looked up for that one delivery.
+///   below the cursor, or a band's matches): a flag beside a text is looked up for that one delivery.
 /// - ``placedPerRectangle(_:below:)`` asks an area of the place index instead, one rectangle at a
 ///   time, newest first.
 /// - ``bands(_:below:limit:)`` reads a text or a flag from its own indexes, one band of deliveries

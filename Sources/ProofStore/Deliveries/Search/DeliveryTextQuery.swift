@@ -3,7 +3,7 @@
 ///
 /// The text is matched literally: in patterns `%`, `_` and `\` are escaped, so `100%` finds
 /// "100%" and not every "100…" (the reference prefix is compared as a range, without a pattern). It must hold at least ``minimumLength`` characters because the trigram indexes
-/// (migration 0016) are built from runs of three: a shorter text cannot narrow an index scan and
+/// (migrations 0021 and 0022) are built from runs of three: a shorter text cannot narrow an index scan and
 /// would read every row.
 public struct DeliveryTextQuery: Sendable, Equatable {
     /// Fewest characters (Unicode scalars, after trimming surrounding spaces).
