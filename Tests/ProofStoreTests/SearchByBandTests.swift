@@ -119,9 +119,8 @@ struct SearchByBandTests {
     @Test("signers, references, recipients and addresses merge into one page, each delivery once, at every page size")
     func mergesSignersWithBands() async throws {
         try await ScratchDatabase.with(prefix: "search_merge") { _, database in
-            let deliveries = DeliveryRepository(database: database)
-            let proofs = ProofRepository(database: database)
-            let key = try await APIKeyRepository(database: database).create(name: "courier", role: .courier).key.id
+            let fixture = try await SearchFixture(database)
+            let deliveries = fixture.deliveries
             let grace = try #require(DeliveryTextQuery("grace"))
             #expect(try await deliveries.search(DeliverySearch(text: grace)).deliveries.isEmpty)   // no deliveries at all
             // (reference, recipient, address, signer): "grace" by signer only, by recipient only, by
@@ -132,8 +131,7 @@ struct SearchByBandTests {
                 ("SIG-6", "R", "1 Grace Street", nil), ("SIG-7", "R", "A", nil),
             ]
             for (reference, name, address, signer) in rows {
-                _ = try await deliveries.create(NewDelivery(reference: reference, recipientName: name, address: address, destination: nil), by: nil)
-                if let signer { _ = try await proofs.record(.sample(uploadedBy: key, signer: signer), reference: reference) }
+                try await fixture.deliver(reference, recipient: name, address: address, signer: signer)
             }
             let expected = ["SIG-6", "SIG-4", "GRACE-3", "SIG-2", "SIG-1", "SIG-0"]
             for limit in [1, 2, 50] {
@@ -158,26 +156,16 @@ struct SearchByBandTests {
     @Test("0022: each proof's delivery seq, time, signer and flags are copied to proof_search by trigger; the runtime role cannot write them")
     func proofSearchRows() async throws {
         try await ScratchDatabase.with(prefix: "proof_search") { scratch, database in
-            let deliveries = DeliveryRepository(database: database)
-            let proofs = ProofRepository(database: database)
-            let key = try await APIKeyRepository(database: database).create(name: "courier", role: .courier).key.id
-            let flags: [[ProofFlag]] = [[], [.noLocation], [.outsideGeofence, .clockAhead], [.noLocation]]
-            for (n, flagged) in flags.enumerated() {
-                _ = try await deliveries.create(NewDelivery(reference: "PS-\(n)", recipientName: "R", address: "A", destination: nil), by: nil)
-                if n == 3 {
-                    // A proof row written straight to the table for the pending delivery, signer and flag
-                    // made up: its delivery does not name it, so it is never searched for, and the
-                    // upload that follows is.
-                    try await database.query("""
-                        INSERT INTO proofs SELECT (json_populate_record(p, json_build_object('id', gen_random_uuid(), 'delivery_id',
-                            (SELECT id FROM deliveries WHERE reference = 'PS-3'), 'signer_name', 'Forged', 'flags', '{poor_location_accuracy}'))).*
-                        FROM proofs p WHERE p.signer_name = 'Signer 0'
-                        """)
-                }
-                var proof = NewProof.sample(uploadedBy: key, signer: "Signer \(n)")
-                proof.assessment.flags = flagged
-                try await proofs.record(proof, reference: "PS-\(n)")
-            }
+            let fixture = try await SearchFixture(database)
+            let deliveries = fixture.deliveries
+            let flags: [[ProofFlag]] = [[], [.noLocation], [.outsideGeofence, .clockAhead]]
+            for (n, flagged) in flags.enumerated() { try await fixture.deliver("PS-\(n)", signer: "Signer \(n)", flags: flagged) }
+            // A proof row written straight to the table for a pending delivery, signer and flag made
+            // up: its delivery does not name it, so it is never searched for, and the upload that
+            // follows is.
+            try await fixture.deliver("PS-3", signer: nil)
+            try await fixture.insertStrayProof(for: "PS-3", signedAs: "Forged", flags: "{poor_location_accuracy}")
+            try await fixture.proofs.record(.sample(uploadedBy: fixture.key, signer: "Signer 3"), reference: "PS-3")
             let copied = try await database.query("""
                 SELECT d.reference, array_to_string(s.flags, ',') FROM proof_search s
                 JOIN deliveries d ON d.seq = s.delivery_seq
@@ -204,22 +192,13 @@ struct SearchByBandTests {
     @Test("0022 copies the proofs their deliveries name into proof_search, and the search finds them after the migration")
     func backfill() async throws {
         try await ScratchDatabase.with(prefix: "proof_search_mig", migratedThrough: 21) { _, database, migrations in
-            let deliveries = DeliveryRepository(database: database)
-            let proofs = ProofRepository(database: database)
-            let key = try await APIKeyRepository(database: database).create(name: "courier", role: .courier).key.id
-            for (n, flagged) in [[ProofFlag.noLocation], [], [.clockAhead]].enumerated() {
-                _ = try await deliveries.create(NewDelivery(reference: "BF-\(n)", recipientName: "R", address: "A", destination: nil), by: nil)
-                guard n != 1 else { continue }
-                var proof = NewProof.sample(uploadedBy: key, signer: "Back Fill \(n)")
-                proof.assessment.flags = flagged
-                try await proofs.record(proof, reference: "BF-\(n)")
-            }
+            let fixture = try await SearchFixture(database)
+            let deliveries = fixture.deliveries
+            try await fixture.deliver("BF-0", signer: "Back Fill 0", flags: [.noLocation])
+            try await fixture.deliver("BF-1", signer: nil)
+            try await fixture.deliver("BF-2", signer: "Back Fill 2", flags: [.clockAhead])
             // BF-1 stays pending; a proof row its delivery does not name is not copied.
-            try await database.query("""
-                INSERT INTO proofs SELECT (json_populate_record(p, json_build_object('id', gen_random_uuid(), 'delivery_id',
-                    (SELECT id FROM deliveries WHERE reference = 'BF-1'), 'signer_name', 'Back Fill stray'))).*
-                FROM proofs p WHERE p.signer_name = 'Back Fill 0'
-                """)
+            try await fixture.insertStrayProof(for: "BF-1", signedAs: "Back Fill stray", flags: "{no_location}")
             _ = try await MigrationRunner(client: database).migrate(migrations)
             let rows = try await database.query("""
                 SELECT d.reference, s.signer_name, array_to_string(s.flags, ',') FROM proof_search s JOIN deliveries d ON d.seq = s.delivery_seq
@@ -234,5 +213,40 @@ struct SearchByBandTests {
                 """).decode(Int.self, row: 0, column: 0)
             #expect(indexes == 0)
         }
+    }
+}
+
+/// Deliveries and their proofs for the search tests, written through the repositories.
+private struct SearchFixture {
+    let database: PostgresClient
+    let deliveries: DeliveryRepository
+    let proofs: ProofRepository
+    /// The courier key the proofs are uploaded by.
+    let key: UUID
+
+    init(_ database: PostgresClient) async throws {
+        self.database = database
+        deliveries = DeliveryRepository(database: database)
+        proofs = ProofRepository(database: database)
+        key = try await APIKeyRepository(database: database).create(name: "courier", role: .courier).key.id
+    }
+
+    /// A delivery and, with a signer, its proof carrying `flags`.
+    func deliver(_ reference: String, recipient: String = "R", address: String = "A", signer: String?, flags: [ProofFlag] = [.noLocation]) async throws {
+        _ = try await deliveries.create(NewDelivery(reference: reference, recipientName: recipient, address: address, destination: nil), by: nil)
+        guard let signer else { return }
+        var proof = NewProof.sample(uploadedBy: key, signer: signer)
+        proof.assessment.flags = flags
+        try await proofs.record(proof, reference: reference)
+    }
+
+    /// A copy of a stored proof written straight to `proofs` for `reference`, with the signer and
+    /// flags given, as a role with INSERT on proofs could write one behind the service's back.
+    func insertStrayProof(for reference: String, signedAs signer: String, flags: String) async throws {
+        try await database.query("""
+            INSERT INTO proofs SELECT (json_populate_record(p, json_build_object('id', gen_random_uuid(), 'delivery_id',
+                (SELECT id FROM deliveries WHERE reference = \(reference)), 'signer_name', \(signer)::text, 'flags', \(flags)::text))).*
+            FROM proofs p LIMIT 1
+            """)
     }
 }
