@@ -108,10 +108,7 @@ struct DeliverySearchTests {
             for (reference, name, address) in rows {
                 _ = try await deliveries.create(NewDelivery(reference: reference, recipientName: name, address: address, destination: nil), by: nil)
             }
-            func references(_ q: String) async throws -> [String] {
-                let text = try #require(DeliveryTextQuery(q))
-                return try await deliveries.search(.init(text: text)).deliveries.map(\.reference)
-            }
+            func references(_ q: String) async throws -> [String] { try await Self.references(q, in: deliveries) }
             #expect(try await references("pkg") == ["pkg_9", "PKG-300", "PKG-200", "PKG-100"])   // prefix, not XPKG
             #expect(try await references("PKG-1") == ["PKG-100"])
             #expect(try await references("lovelace") == ["PKG-100"])
@@ -142,10 +139,7 @@ struct DeliverySearchTests {
                 JOIN deliveries d ON d.id = t.delivery_id AND d.reference = t.reference ORDER BY d.reference
                 """).rows.map { try $0.decode((String, String, String).self) }
             #expect(rows.map { [$0.0, $0.1, $0.2] } == [["ST-1", "Grace Hopper", "7 Navy Yard"], ["ST-2", "Alan Turing", "10 Bletchley Park"]])
-            func references(_ q: String) async throws -> [String] {
-                let text = try #require(DeliveryTextQuery(q))
-                return try await deliveries.search(.init(text: text)).deliveries.map(\.reference)
-            }
+            func references(_ q: String) async throws -> [String] { try await Self.references(q, in: deliveries) }
             #expect(try await references("bletchley") == ["ST-2"])
             #expect(try await references("st-") == ["ST-2", "ST-1"])
             #expect(try await references("9 bletchley").isEmpty)
@@ -229,6 +223,12 @@ struct DeliverySearchTests {
             let page = try await database.query(query).rows.map { try $0.decode(Int64.self, "seq") }
             #expect(page == Array((14_949...14_999).reversed()))
         }
+    }
+
+    /// The references a text search for `q` lists on its first page, newest first.
+    static func references(_ q: String, in deliveries: DeliveryRepository) async throws -> [String] {
+        let text = try #require(DeliveryTextQuery(q))
+        return try await deliveries.search(.init(text: text)).deliveries.map(\.reference)
     }
 
     /// The JSON plan of `EXECUTE name(...)` with `query`'s values written as literals (run, with `analyze`).
