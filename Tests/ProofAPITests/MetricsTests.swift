@@ -234,9 +234,11 @@ struct MetricsTests {
         #endif
         try await APITestHarness.with { harness in
             try await Self.application(harness, metrics: CountersignMetrics()).test(.router) { client in
-                // 256 MiB: far above malloc's mmap threshold, so it gets its own mapping, and far above
-                // what the other suites hold at once, so their allocations cannot hide it.
-                let size = 256 << 20
+                // 1 GiB: far above malloc's mmap threshold, so it gets its own mapping, and far above
+                // what the other suites, running at the same time in this process, allocate between the
+                // two scrapes (256 MiB was not: a clean run once saw 170 MiB come and go in between).
+                // Its pages are never touched, so it costs address space, not memory.
+                let size = 1 << 30
                 let block = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
                 let held = try await Self.scrape(client)
                 block.deallocate()
