@@ -53,6 +53,12 @@ public struct ScratchDatabase: Sendable {
         try await PostgresClient.withClient(.forTests(url: replacingDatabase(in: baseOwnerURL, with: "postgres"), poolSize: 1)) { maintenance in
             if let template {
                 try await maintenance.query("CREATE DATABASE \(unescaped: name) TEMPLATE \(unescaped: template)")
+                // The copy has the template's schema and grants but not its database ACL (pg_database
+                // is shared): take TEMPORARY away again, as `countersign migrate` does.
+                let role = baseURL.flatMap { URLComponents(string: $0)?.user } ?? RuntimeRole.defaultName
+                for statement in RuntimeRole.databaseGrants(role: role, database: name) where baseURL != baseOwnerURL {
+                    try await maintenance.query("\(unescaped: statement)")
+                }
             } else {
                 try await maintenance.query("CREATE DATABASE \(unescaped: name)")
             }

@@ -2,8 +2,8 @@ import Postgres
 
 /// What `countersign serve` checks about the role it connected as before it serves: a role that
 /// could rewrite or remove evidence (a superuser, an owner, a holder of table-wide UPDATE, DELETE,
-/// TRUNCATE or TRIGGER on an evidence table, anyone who may create in schema `public` or create
-/// roles) makes the append-only promises of docs/audit.md untrue, so serve refuses it.
+/// TRUNCATE or TRIGGER on an evidence table, anyone who may create in schema `public`, create
+/// temporary tables or create roles) makes the append-only promises of docs/audit.md untrue, so serve refuses it.
 public struct DatabaseRoleCheck: Sendable {
     /// The role the connection runs as (`current_user`).
     public var role: String
@@ -25,6 +25,7 @@ public struct DatabaseRoleCheck: Sendable {
             )
             SELECT current_user::text AS role, r.rolsuper AS superuser, r.rolcreaterole AS createrole,
                 has_schema_privilege('public', 'CREATE') AS creates,
+                has_database_privilege(current_database(), 'TEMPORARY') AS temporary,
                 coalesce((SELECT string_agg(e.name, ', ' ORDER BY e.name) FROM evidence e JOIN pg_class c ON c.oid = e.oid
                           WHERE pg_has_role(current_user, c.relowner, 'MEMBER')), '') AS owned,
                 coalesce((SELECT string_agg(p.privilege || ' on ' || e.name, ', ' ORDER BY e.name, p.privilege)
@@ -43,6 +44,9 @@ public struct DatabaseRoleCheck: Sendable {
         let writable = try row.decode(String.self, "writable")
         if !writable.isEmpty { problems.append("it holds \(writable)") }
         if try row.decode(Bool.self, "creates") { problems.append("it may CREATE in schema public") }
+        // A temporary table named like one of ours, with a trigger of its own, is found first by
+        // a statement that does not put pg_temp last (migration 0023).
+        if try row.decode(Bool.self, "temporary") { problems.append("it may create temporary tables (TEMPORARY on the database)") }
         return DatabaseRoleCheck(role: role, problems: problems)
     }
 

@@ -46,6 +46,10 @@ public struct RuntimeRole: Sendable {
             } catch let error as PostgresError {
                 throw RuntimeRoleError.failed(error.description)
             }
+            // REVOKE by a role that is not the database's owner only warns: check that it took.
+            let temporary = try await session.query("SELECT has_database_privilege(\(name), current_database(), 'TEMPORARY') AS held")
+                .decode(Bool.self, row: 0, column: "held")
+            if temporary { throw RuntimeRoleError.temporaryTables(name) }
             return outcome
         }
     }
@@ -73,11 +77,20 @@ public struct RuntimeRole: Sendable {
         return found.first == nil ? .created : .passwordSet
     }
 
+    /// The database-wide part of the grants: CONNECT, and no TEMPORARY for anyone but the owner.
+    /// A temporary table is found before `public`'s tables by any statement that does not name
+    /// pg_temp last, so a role that may create one can put its own `deliveries` (with a trigger of
+    /// its own) in front of a function that runs as the owner (migration 0023). Database ACLs are
+    /// not copied by `CREATE DATABASE … TEMPLATE`: a copy needs these statements again.
+    public static func databaseGrants(role: String, database: String) -> [String] {
+        ["GRANT CONNECT ON DATABASE \(database) TO \(role);",
+         "REVOKE TEMPORARY ON DATABASE \(database) FROM PUBLIC, \(role);"]
+    }
+
     /// The statements that renew `role`'s privileges: none on the schemas beyond USAGE, none on any
     /// table, sequence or function of `public`, then exactly the listed ones.
     static func grantScript(role: String, database: String) -> String {
-        var lines = [
-            "GRANT CONNECT ON DATABASE \(database) TO \(role);",
+        var lines = databaseGrants(role: role, database: database) + [
             "GRANT USAGE ON SCHEMA public TO \(role);",
             // The contrib extensions' functions and operators (pg_trgm, cube: pure computations)
             // live in their own schema (migrations 0016, 0019); searches name cube's.

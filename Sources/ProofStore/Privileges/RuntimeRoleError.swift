@@ -10,6 +10,8 @@ public enum RuntimeRoleError: Error, Sendable, Equatable, CustomStringConvertibl
     case privileged(String)
     /// A GRANT or REVOKE failed.
     case failed(String)
+    /// The role may still create temporary tables after the REVOKE (migrate is not the database's owner).
+    case temporaryTables(String)
 
     public var description: String {
         switch self {
@@ -22,6 +24,9 @@ public enum RuntimeRoleError: Error, Sendable, Equatable, CustomStringConvertibl
                 + "and serve the runtime role's (DATABASE_URL), two different roles"
         case .privileged(let name):
             return "runtime role \(name) is a superuser or has CREATEROLE: give the service a plain LOGIN role"
+        case .temporaryTables(let name):
+            return "runtime role \(name) may still create temporary tables, which definer functions could be tricked into reading: "
+                + "run migrate as the database's owner, or have the owner run REVOKE TEMPORARY ON DATABASE … FROM PUBLIC, \(name)"
         case .failed(let message):
             return "granting the runtime role its privileges failed: \(message)"
         }
