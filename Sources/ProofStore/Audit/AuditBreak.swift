@@ -52,6 +52,12 @@ public struct AuditBreak: Sendable, Equatable {
         case attemptMismatch = "attempt_mismatch"
         /// A stored attempt has no `delivery_attempt_recorded` event.
         case attemptWithoutEvent = "attempt_without_event"
+        /// A delivery is cancelled or given up with no `delivery_failed` / `delivery_cancelled` event.
+        case closureWithoutEvent = "closure_without_event"
+        /// A delivery is marked delivered with no `proof_recorded` event under its subject.
+        case deliveredWithoutProof = "delivered_without_proof"
+        /// An API key has no `key_created` event (made behind the service's back).
+        case keyWithoutEvent = "key_without_event"
         /// How a delivery was cancelled or given up (status, reason, time, key) no longer gives the
         /// digest its event recorded.
         case closureMismatch = "closure_mismatch"

@@ -21,8 +21,9 @@ import Postgres
 /// deliveries (AuditVerifier+Lifecycle.swift), and device keys and device-signed proofs
 /// (AuditVerifier+Devices.swift).
 /// After the walk, every head in `audit_chains` must be its chain's newest event (`head_mismatch`),
-/// every stored checkpoint must hold (`checkpoint_*`), and every stored proof must have exactly one
-/// `proof_recorded` event.
+/// every stored checkpoint must hold (`checkpoint_*`), every stored proof must have exactly one
+/// `proof_recorded` event, and every attempt, closure, delivered delivery and API key its event
+/// (AuditVerifier+Unrecorded.swift).
 public struct AuditVerifier: Sendable {
     let database: PostgresClient
     /// Events (and checkpoints) read per round trip.
@@ -131,6 +132,7 @@ public struct AuditVerifier: Sendable {
                     seconds: max(0, now() - Double(newest.checkpoint.signedAtMicros) / 1_000_000))
             }
             if let failure = try await checkEveryAttemptHasEvent(in: session, since: since) { return broken(failure) }
+            if let failure = try await checkEveryChangeHasEvent(in: session, since: since) { return broken(failure) }
             return AuditVerificationReport(result: .ok(count: walk.count, heads: recorded, archivedProofs: walk.archived),
                                            witnessedChecked: considered.count, startedAfter: start?.name, window: window)
         }
