@@ -30,6 +30,10 @@ struct DeliverySearchRoutesTests {
                 #expect(try await references("q=hopper") == ["PCT-1", located.reference])
                 #expect(try await references("q=100%25") == ["PCT-1"])
                 #expect(try await references("q=pct-") == ["PCT-1"])
+                // Issue 41: no three letters or digits in a row, no trigram: the reference's start only.
+                for shape in ["q=%25%25%25", "q=---", "q=%F0%9F%98%80%F0%9F%98%80%F0%9F%98%80", "q=e%20s"] {
+                    #expect(try await references(shape) == [], "\(shape)")
+                }
                 #expect(try await references("flag=no_location") == [unlocated.reference])
                 #expect(try await references("flag=outside_geofence") == [])
                 #expect(try await references("flag=no_location&q=hopper") == [])

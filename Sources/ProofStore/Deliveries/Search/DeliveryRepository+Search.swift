@@ -35,7 +35,7 @@ extension DeliveryRepository {
             return page(try await newest(below: below, limit: search.limit + 1), limit: search.limit)
         }
         if search.readsByBand {
-            let rows = try await inTransaction(Self.bandSettings, Self.bandsQuery(search, below: below, limit: search.limit + 1))
+            let rows = try await inTransaction(Self.bandSettings(for: search), Self.bandsQuery(search, below: below, limit: search.limit + 1))
             return page(rows, limit: search.limit)
         }
         var rows = try await database.query(Self.recentQuery(search, below: below, window: window)).rows.map(Self.delivery)
@@ -135,6 +135,15 @@ extension DeliveryRepository {
     /// assumes); for that it starts workers and compiles the plan, each of which costs more than
     /// the read.
     static let bandSettings: [PostgresQuery] = ["SET LOCAL max_parallel_workers_per_gather = 0", "SET LOCAL jit = off"]
+
+    /// ``bandSettings``, and for a text that matches the reference's start only, no bitmap scans:
+    /// the band's trigram index (a GIN index, read only through bitmaps) would otherwise hand over
+    /// every row of the band for the prefix to be tested on, where the band's reference index
+    /// reads just the prefix's rows.
+    static func bandSettings(for search: DeliverySearch) -> [PostgresQuery] {
+        guard let text = search.text, !text.matchesNames else { return bandSettings }
+        return bandSettings + ["SET LOCAL enable_bitmapscan = off"]
+    }
 
     /// The newest `limit` deliveries below `below`, unfiltered.
     private func newest(below: Int64, limit: Int) async throws -> [Delivery] {

@@ -119,13 +119,18 @@ enum DeliverySearchConditions {
     /// in the newest bands costs a band or two; a rare one asks every band, each cheaply.
     ///
     /// A text matches the reference's start, the recipient or the address (`delivery_search_text`,
-    /// migration 0021) or the signer's name (`proof_search`, migration 0022); a flag, the proof's
+    /// migration 0021) or the signer's name (`proof_search`, migration 0022) — a text without three
+    /// letters or digits in a row the reference's start only (``DeliveryTextQuery``); a flag, the proof's
     /// flags (`proof_search`). The search's other filters, a flag beside a text included, are tested
     /// on each band's matches as rows.
     static func bands(_ search: DeliverySearch, below: Int64, limit: Int) -> PostgresQuery {
         var others = search
         let sources: [(table: String, seq: String, condition: PostgresQuery)]
-        if let text = search.text {
+        if let text = search.text, !text.matchesNames {
+            // No trigram to narrow the names: the reference's start alone, from its band index.
+            others.text = nil
+            sources = [("delivery_search_text t", "t.seq", prefix(text, of: "t.reference"))]
+        } else if let text = search.text {
             others.text = nil
             let contains = text.containsPattern
             sources = [
