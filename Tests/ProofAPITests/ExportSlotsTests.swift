@@ -1,8 +1,12 @@
+import Foundation
 import HummingbirdTesting
 import ProofService
 import Testing
 import TestSupport
 @testable import ProofAPI
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @Suite("Export slots")
 struct ExportSlotsTests {
@@ -48,6 +52,79 @@ struct ExportSlotsHTTPTests {
                     #expect(!response.bytes.isEmpty)
                 }
             }
+        }
+    }
+}
+
+/// Issue 41, finding 4: a client that opens exports and never reads them held both slots and
+/// their snapshots for ever (the idle timeout sees pending bytes, not silence).
+@Suite("A stalled export", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+struct StalledExportTests {
+    /// Opens a connection with a tiny receive buffer, asks for `path` as `token` and never reads.
+    static func openWithoutReading(port: Int, path: String, token: String) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw RawHTTP.SocketError(description: "socket() failed") }
+        var size: Int32 = 4096
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { close(fd); throw RawHTTP.SocketError(description: "connect() to \(port) failed") }
+        let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n".utf8)
+        _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        return fd
+    }
+
+    @Test("a reader that stops frees its export slot and its snapshot within WRITE_TIMEOUT_SECONDS")
+    func stalledReaderFreesItsSlot() async throws {
+        try await HostileInputTests.withLiveServer(configure: {
+            $0.writeTimeoutSeconds = 3
+            $0.policy.maxConcurrentExports = 1
+        }) { port, _, harness in
+            try await harness.application().test(.router) { client in
+                let (_, upload) = try await harness.createDeliveryWithProof(client)
+                #expect(upload.status == .created)
+            }
+            // Enough proofs that the export cannot fit in the socket buffers: copies of the one
+            // stored, written past the triggers.
+            try await harness.scratch.asSuperuser { admin in
+                try await admin.withConnection { session in
+                    try await session.execute("SET session_replication_role = replica")
+                    try await session.execute("""
+                        INSERT INTO proofs SELECT (jsonb_populate_record(p, jsonb_build_object('id', gen_random_uuid()))).*
+                        FROM proofs p, generate_series(1, 1500)
+                        """)
+                    try await session.execute("SET session_replication_role = DEFAULT")
+                }
+            }
+            let token = harness.tokens[.auditor]!
+            let path = "/v1/exports/proofs?format=ndjson"
+            let stalled = try Self.openWithoutReading(port: port, path: path, token: token)
+            defer { close(stalled) }
+            let export = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nConnection: close\r\n\r\n".utf8)
+            // While the stalled export holds the only slot, another gets 503 exports_busy...
+            var busy: Int?
+            for _ in 0..<20 where busy != 503 {
+                try await Task.sleep(for: .milliseconds(100))
+                busy = try await RawHTTP.perform(port: port, export, timeout: 5).status
+            }
+            #expect(busy == 503, "the first export never held the slot (it was not stalled?)")
+            // ...until the write timeout closes the stalled connection and the slot comes back.
+            var freed: RawHTTP.Answer?
+            for _ in 0..<60 {
+                try await Task.sleep(for: .milliseconds(500))
+                let answer = try await RawHTTP.perform(port: port, export, timeout: 60, untilClosed: true)
+                if answer.status == 200 { freed = answer; break }
+            }
+            #expect(freed != nil, "the slot never came back")
+            let idle = try await harness.database.query("""
+                SELECT count(*)::int8 AS n FROM pg_stat_activity WHERE datname = current_database() AND state = 'idle in transaction'
+                """).decode(Int64.self, row: 0, column: "n")
+            #expect(idle == 0, "a snapshot is still held")
         }
     }
 }

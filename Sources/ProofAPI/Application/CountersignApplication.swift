@@ -49,10 +49,14 @@ public enum CountersignApplication {
     /// idle or in the middle of a request (a slow or stalled client) is closed; a response being
     /// written (a long export) is never cut — and the request deadline: a body must arrive within
     /// `REQUEST_TIMEOUT_SECONDS`, and a response sent before its request's body was read closes the
-    /// connection instead of reading the rest (``RequestDeadlineHandler``).
+    /// connection instead of reading the rest (``RequestDeadlineHandler``); and a response whose
+    /// client stopped reading for `WRITE_TIMEOUT_SECONDS` closes the connection (``StalledWriteHandler``).
     public static func server(configuration: ServiceConfiguration) -> HTTPServerBuilder {
         let timeout = TimeAmount.seconds(Int64(configuration.requestTimeoutSeconds))
-        return .http1(configuration: .init(additionalChannelHandlers: [RequestDeadlineHandler(timeout: timeout)],
+        let writeTimeout = TimeAmount.seconds(Int64(configuration.writeTimeoutSeconds))
+        // An autoclosure: every connection gets handlers of its own.
+        return .http1(configuration: .init(additionalChannelHandlers: [StalledWriteHandler(timeout: writeTimeout),
+                                                                       RequestDeadlineHandler(timeout: timeout)],
                                            idleTimeout: .seconds(Int64(configuration.idleTimeoutSeconds))))
     }
 

@@ -45,10 +45,15 @@ struct ExportRoutes: Sendable {
                                origin: context.auditOrigin(request))
         let name = "countersign-proofs-\(Self.fileStamp(since) ?? "start")-\(Self.fileStamp(until) ?? "now").\(format.rawValue)"
         let logger = context.logger
+        let longest = policy.maxExportDuration
         let body = ResponseBody { writer in
             defer { withExtendedLifetime(slot) {} }  // the slot is free again once the body is done
+            // A reader that stops altogether is cut by StalledWriteHandler; one that reads just
+            // enough to keep the connection writable ends here, at EXPORT_MAX_SECONDS.
+            let deadline = ContinuousClock.now + longest
             do {
                 let summary = try await exporter.export(format: format, since: since, until: until) { chunk in
+                    guard ContinuousClock.now < deadline else { throw DeadlinePassed(limit: longest) }
                     try await writer.write(ByteBuffer(bytes: chunk))
                 }
                 logger.info("export finished", metadata: ["format": "\(format.rawValue)", "proofs": "\(summary.proofs)",
@@ -63,6 +68,12 @@ struct ExportRoutes: Sendable {
         }
         return Response(status: .ok, headers: [.contentType: format.contentType, .contentDisposition: "attachment; filename=\"\(name)\"",
                                                .cacheControl: "no-store"], body: body)
+    }
+
+    /// An export still streaming at `EXPORT_MAX_SECONDS`.
+    struct DeadlinePassed: Error, CustomStringConvertible {
+        let limit: Duration
+        var description: String { "the export ran longer than EXPORT_MAX_SECONDS (\(limit.components.seconds) s)" }
     }
 
     /// `20250301T000000Z` for file names.

@@ -23,6 +23,10 @@ public struct APIPolicy: Sendable, Equatable {
     /// Exports streaming at once; more get 503 `exports_busy` with `Retry-After` (default 2: each
     /// holds a database connection for its whole download).
     public var maxConcurrentExports: Int
+    /// Longest an export may stream (`EXPORT_MAX_SECONDS`, default 3600): past it the stream ends
+    /// short (a broken download) and its slot, connection and snapshot are freed, so partition
+    /// upkeep and the other exports never wait behind one download for longer.
+    public var maxExportDuration: Duration = .seconds(3600)
     /// Bytes of stored PNGs kept in memory for repeated fetches (`PNG_CACHE_MB`, default 32 MiB; 0 turns it off).
     public var pngCacheBytes: Int
     /// Failed authentications a client address may make per second on average
@@ -107,6 +111,7 @@ public struct APIPolicy: Sendable, Equatable {
             try number(name, "a whole number in \(range.lowerBound)...\(range.upperBound)",
                        { $0 == $0.rounded() && Double(range.lowerBound) <= $0 && $0 <= Double(range.upperBound) }).map { Int($0) }
         }
+        if let seconds = try count("EXPORT_MAX_SECONDS", 10...86_400) { policy.maxExportDuration = .seconds(seconds) }
         if let limit = try count("CPU_QUEUE_LIMIT", 1...100_000) { policy.cpuQueueLimit = limit }
         if let limit = try count("CPU_PER_KEY_LIMIT", 1...10_000) { policy.cpuPerKeyLimit = limit }
         if let share = try number("CPU_SHARE_PER_KEY", "a share of one core in 0.01...64", { (0.01...64).contains($0) }) {

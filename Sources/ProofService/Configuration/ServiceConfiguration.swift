@@ -38,6 +38,10 @@ public struct ServiceConfiguration: Sendable {
     /// Seconds a client has to send a request's body once its head arrived; a slower one is cut
     /// off (`REQUEST_TIMEOUT_SECONDS`, default 60).
     public var requestTimeoutSeconds = 60
+    /// Seconds a response may sit unsent because the client stopped reading (the connection's
+    /// buffer full) before the connection is closed (`WRITE_TIMEOUT_SECONDS`, default 30): a stalled
+    /// export gives back its slot and snapshot.
+    public var writeTimeoutSeconds = 30
     /// `Strict-Transport-Security` max-age for a service reached over TLS (`HSTS_MAX_AGE_SECONDS`,
     /// default 0: no header, as the service itself speaks plain HTTP behind a proxy).
     public var hstsMaxAgeSeconds = 0
@@ -153,6 +157,7 @@ public struct ServiceConfiguration: Sendable {
         }
         if let seconds = try integer("IDLE_TIMEOUT_SECONDS", in: 1...3600) { configuration.idleTimeoutSeconds = seconds }
         if let seconds = try integer("REQUEST_TIMEOUT_SECONDS", in: 1...3600) { configuration.requestTimeoutSeconds = seconds }
+        if let seconds = try integer("WRITE_TIMEOUT_SECONDS", in: 1...3600) { configuration.writeTimeoutSeconds = seconds }
         if let seconds = try integer("HSTS_MAX_AGE_SECONDS", in: 0...(2 * 365 * 86_400)) { configuration.hstsMaxAgeSeconds = seconds }
         configuration.policy = try APIPolicy.parse(environment)
         configuration.webhooks = try WebhookSettings.parse(environment)
