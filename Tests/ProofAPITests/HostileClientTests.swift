@@ -32,6 +32,21 @@ struct HostileClientTests {
         }
     }
 
+    @Test("a privately cacheable proof image varies by Authorization, so no cache hands one key's image to another")
+    func privateAnswersVaryByAuthorization() async throws {
+        try await HostileInputTests.withLiveServer { port, _, harness in
+            let reference = try await harness.application().test(.router) { client in
+                try await harness.createDeliveryWithProof(client).reference
+            }
+            let token = harness.tokens[.dispatcher]!
+            let answer = try await RawHTTP.perform(port: port, Array(
+                "GET /v1/deliveries/\(reference)/proof/signature.png HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\nConnection: close\r\n\r\n".utf8))
+            #expect(answer.status == 200)
+            #expect(answer.head["cache-control"]?.contains("private") == true)
+            #expect(answer.head["vary"]?.contains("Authorization") == true, "\(answer.head)")
+        }
+    }
+
     @Test("a path with a raw or percent-encoded control character is 400 invalid_path, never a file")
     func controlCharactersInPaths() async throws {
         try await HostileInputTests.withLiveServer { port, _ in

@@ -13,4 +13,26 @@ public enum CivilDate {
         let month = mp < 10 ? mp + 3 : mp - 9
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
+
+    /// Days since 1970-01-01 of `year`-`month`-`day` (proleptic Gregorian, as PostgreSQL counts;
+    /// Foundation's Gregorian calendar turns Julian before October 1582); `nil` when the day does
+    /// not exist (February 30, month 13).
+    public static func daysSince1970(year: Int64, month: Int64, day: Int64) -> Int64? {
+        guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year) else { return nil }
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    /// Days in `month` of `year` (proleptic Gregorian leap years).
+    static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
 }

@@ -4,7 +4,7 @@ import Hummingbird
 /// Security headers on every response, whoever answered (a route, a problem, a console file):
 /// the console's Content-Security-Policy as a header (a `<meta>` tag cannot forbid framing), no
 /// MIME sniffing, no referrer, no caching of API answers (proof images and originals, which are
-/// immutable and privately cacheable, keep their own `Cache-Control`), and HSTS when the operator
+/// immutable and privately cacheable, keep their own `Cache-Control` and vary by `Authorization`), and HSTS when the operator
 /// says the service is reached over TLS.
 struct SecurityHeadersMiddleware: RouterMiddleware {
     typealias Context = AppRequestContext
@@ -30,6 +30,12 @@ struct SecurityHeadersMiddleware: RouterMiddleware {
         headers[.referrerPolicy] = "no-referrer"
         if hstsMaxAgeSeconds > 0 { headers[.strictTransportSecurity] = "max-age=\(hstsMaxAgeSeconds)" }
         if path.hasPrefix("/v1/"), headers[.cacheControl] == nil { headers[.cacheControl] = "no-store" }
+        // A privately cacheable answer depends on who asked: a shared browser profile or a proxy
+        // that ignores `private` must not hand one key's proof image to another key's request.
+        if path.hasPrefix("/v1/"), headers[.cacheControl]?.contains("private") ?? false {
+            let vary = headers[.vary] ?? ""
+            if !vary.lowercased().contains("authorization") { headers[.vary] = vary.isEmpty ? "Authorization" : vary + ", Authorization" }
+        }
     }
 }
 

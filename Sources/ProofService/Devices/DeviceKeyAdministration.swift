@@ -39,8 +39,13 @@ public struct DeviceKeyAdministration: Sendable {
         let label = (input.label ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         if input.label == nil {
             errors.append(.init(field: "/label", message: "required", code: "missing_field"))
-        } else if !(1...200).contains(label.count) || label.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
-            errors.append(.init(field: "/label", message: "1 to 200 characters, no control characters", code: "invalid_label"))
+        } else {
+            // The text rules every other free-text field follows (code points, as the database's
+            // length() counts: graphemes here let "e" + 1,900 combining marks reach its CHECK as a 500),
+            // under this field's own code.
+            errors += TextRules.check(label, sent: input.label, at: "/label", lengths: 1...200).map {
+                FieldError(field: $0.field, message: $0.message, code: "invalid_label")
+            }
         }
         guard errors.isEmpty else { throw ServiceError.validation("The device key is not valid.", errors: errors) }
         do {

@@ -1,3 +1,4 @@
+import Archive
 import Foundation
 import Postgres
 
@@ -67,16 +68,13 @@ public struct RFC3339Timestamp: Sendable, Equatable {
         }
         guard i == b.count else { throw .malformed }
         guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second <= 60 else { throw .outOfRange }
-        var components = DateComponents()
-        components.calendar = Calendar(identifier: .gregorian)
-        components.timeZone = TimeZone(secondsFromGMT: 0)
-        components.year = year
-        components.month = month
-        components.day = day
-        components.hour = hour
-        components.minute = minute
-        components.second = min(second, 59)
-        guard components.isValidDate, let base = components.date else { throw .outOfRange }
+        // By arithmetic, proleptic Gregorian as PostgreSQL and RFC3339Micros count: Foundation's
+        // calendar is Julian before 1582, so `0001-01-01` came back two days early.
+        guard let days = CivilDate.daysSince1970(year: Int64(year), month: Int64(month), day: Int64(day)) else { throw .outOfRange }
+        // The same floating-point steps as before (whole seconds since 2001, then the rest), so
+        // every timestamp after 1582 gives the very same Date, and so the same stored microseconds.
+        let seconds = days * 86_400 + Int64(hour * 3600 + minute * 60 + min(second, 59))
+        let base = Date(timeIntervalSinceReferenceDate: Double(seconds - 978_307_200))
         self.date = base.addingTimeInterval(fraction - Double(offset * 60) + (second == 60 ? 1 : 0))
         self.offsetMinutes = offset
         self.text = text
