@@ -137,16 +137,20 @@ public struct Ed25519PrivateKey: Sendable {
     }
 }
 
-/// An Ed25519 public key (32 bytes).
+/// An Ed25519 public key (32 bytes): always a canonical encoding of a point on the curve that is
+/// not of small order (``Ed25519PointCheck``), so no constant signature verifies under it.
 public struct Ed25519PublicKey: Sendable, Equatable {
     /// The 32 raw bytes.
     public let rawRepresentation: [UInt8]
 
-    /// A key from its 32 raw bytes.
+    /// A key from its 32 raw bytes. Throws, saying which rule failed, for bytes that are not a
+    /// canonical encoding (y ≥ p, or x = 0 with the sign bit set), not on the curve, or one of the 8
+    /// points of small order: libcrypto's raw import checks none of these.
     public init(rawRepresentation bytes: [UInt8]) throws(CryptographyError) {
         guard bytes.count == 32 else {
             throw CryptographyError(operation: "Ed25519 public key", message: "a public key is 32 bytes, not \(bytes.count)")
         }
+        try Ed25519PointCheck.check(bytes, "Ed25519 public key")
         _ = try Self.evpKey(bytes)
         self.rawRepresentation = bytes
     }
@@ -171,9 +175,24 @@ public struct Ed25519PublicKey: Sendable, Equatable {
         "ed25519:" + SHA256.hex(bytes).prefix(16)
     }
 
-    /// True when `signature` is this key's Ed25519 signature of `message`.
+    /// True when `signature` is this key's Ed25519 signature of `message`. Strict before libcrypto
+    /// verifies: S must be below L, and R a canonical encoding of no point of small order
+    /// (``Ed25519PointCheck``); the key itself was checked when it was made.
     public func isValidSignature(_ signature: [UInt8], for message: some Collection<UInt8>) -> Bool {
-        guard signature.count == 64, let key = try? Self.evpKey(rawRepresentation), let context = EVP_MD_CTX_new() else { return false }
+        Self.isStrictlyFormed(signature: signature) && Self.libcryptoVerifies(publicKey: rawRepresentation, signature: signature, for: message)
+    }
+
+    /// True when `signature` is 64 bytes whose S is below L and whose R is a canonical encoding of
+    /// no point of small order (on the curve or not: libcrypto refuses an R off it).
+    static func isStrictlyFormed(signature: [UInt8]) -> Bool {
+        guard signature.count == 64, Ed25519PointCheck.isCanonicalScalar(signature[32...]) else { return false }
+        return (try? Ed25519PointCheck.check(Array(signature[..<32]), "Ed25519 signature R", onCurve: false)) != nil
+    }
+
+    /// libcrypto's verdict alone: its cofactorless check with none of the rules above on `publicKey`
+    /// or R (the tests show with it what the rules refuse that libcrypto would accept).
+    static func libcryptoVerifies(publicKey: [UInt8], signature: [UInt8], for message: some Collection<UInt8>) -> Bool {
+        guard signature.count == 64, let key = try? evpKey(publicKey), let context = EVP_MD_CTX_new() else { return false }
         defer { EVP_MD_CTX_free(context) }
         guard EVP_DigestVerifyInit(context, nil, nil, nil, key.pointer) == 1 else {
             ERR_clear_error()

@@ -5,19 +5,17 @@ import Testing
 struct Ed25519Tests {
     static func bytes(_ hex: String) -> [UInt8] { Hex.decode(hex)! }
 
-    // RFC 8032 section 7.1, TEST 1 (empty message) and TEST 2 (one byte).
-    @Test("RFC 8032 test vectors: public key and signatures")
-    func rfc8032() throws {
-        let key = try Ed25519PrivateKey(rawRepresentation: Self.bytes("9d61b19deffd5a60ba844af492ec2cc44449c5697b326919703bac031cae7f60"))
-        #expect(Hex.encode(key.publicKey.rawRepresentation) == "d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a")
-        let empty = try key.signature(for: [UInt8]())
-        #expect(Hex.encode(empty) == "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b")
-        #expect(key.publicKey.isValidSignature(empty, for: [UInt8]()))
-
-        let second = try Ed25519PrivateKey(rawRepresentation: Self.bytes("4ccd089b28ff96da9db6c346ec114e0f5b8a319f35aba624da8cf6ed4fb8a6fb"))
-        let signature = try second.signature(for: [0x72])
-        #expect(Hex.encode(signature) == "92a009a9f0d4cab8720e820b5f642540a2b27b5416503f8fb3762223ebdb69da085ac1e43e15996e458f3613d0f11d8c387b2eaeb4302aeeb00d291612bb0c00")
-        #expect(second.publicKey.isValidSignature(signature, for: [0x72]))
+    @Test("RFC 8032 section 7.1: the seed gives the public key, signing gives the signature, and it verifies",
+          arguments: RFC8032Vector.all)
+    func rfc8032(_ vector: RFC8032Vector) throws {
+        let key = try Ed25519PrivateKey(rawRepresentation: Self.bytes(vector.seed))
+        let message = Self.bytes(vector.message)
+        #expect(vector.name != "TEST 1024" || message.count == 1023)
+        #expect(Hex.encode(key.publicKey.rawRepresentation) == vector.publicKey)
+        #expect(Hex.encode(try key.signature(for: message)) == vector.signature)
+        let published = try Ed25519PublicKey(rawRepresentation: Self.bytes(vector.publicKey))
+        #expect(published.isValidSignature(Self.bytes(vector.signature), for: message))
+        #expect(!published.isValidSignature(Self.bytes(vector.signature), for: message + [0]))
     }
 
     @Test("the key id is ed25519: and the first 16 hex digits of SHA-256 of the raw public key")

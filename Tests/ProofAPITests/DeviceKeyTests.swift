@@ -122,6 +122,56 @@ struct DeviceKeyTests {
         }
     }
 
+    /// Issue 41's weak keys: the identity, the all-zero point (order 4) and a point of order 8. Under
+    /// each, libcrypto alone verifies constant or easily found signatures for any upload.
+    static let weakKeys = ["AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=", "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
+                           "JuiVj8KyJ7BFw/SJ8u+Y8NXfrAXTxjM5sTgCiG1T/AU="]
+
+    @Test("a public key of small order (the identity, all zero, order 8) is refused: 422 invalid_public_key saying why")
+    func weakKeysRefused() async throws {
+        try await APITestHarness.with { harness in
+            try await harness.application().test(.router) { client in
+                for key in Self.weakKeys {
+                    let body = #"{"public_key":"\#(key)","label":"van 12 handheld"}"#
+                    let refused = try await client.execute(uri: "/v1/devices", method: .post, headers: harness.headers(.courier),
+                                                           body: ByteBuffer(string: body))
+                    #expect(refused.status == .unprocessableContent, "\(key)")
+                    let errors = refused.json["errors"] as? [[String: Any]] ?? []
+                    #expect(errors.first?["field"] as? String == "/public_key", "\(key): \(errors)")
+                    #expect(errors.first?["code"] as? String == "invalid_public_key", "\(key): \(errors)")
+                    #expect((errors.first?["message"] as? String)?.contains("small order") == true, "\(key): \(errors)")
+                }
+                let stored = try await harness.database.query("SELECT count(*)::int8 FROM device_keys").rows[0].decode(Int64.self)
+                #expect(stored == 0)
+            }
+        }
+    }
+
+    @Test("an approved identity key stored before keys were checked signs nothing: the constant signature is 403 device_signature_invalid")
+    func storedWeakKeySignsNothing() async throws {
+        try await APITestHarness.with { harness in
+            let identity = try #require(Data(base64Encoded: Self.weakKeys[0]).map(Array.init))
+            let courier = try #require(harness.actors[.courier])
+            let legacy = try await DeviceKeyRepository(database: harness.database)
+                .register(publicKey: identity, label: "legacy", owner: courier.keyID, origin: AuditOrigin(actor: courier))
+            let keyID = legacy.id.uuidString.lowercased()
+            try await harness.application().test(.router) { client in
+                let approval = try await client.execute(uri: "/v1/devices/\(keyID)/approve", method: .post, headers: harness.headers(.dispatcher))
+                #expect(approval.status == .ok)
+                let reference = try await harness.createDelivery(client)
+                var headers = harness.headers(.courier)
+                headers[.deviceKey] = keyID
+                headers[.deviceSignature] = Data(identity + [UInt8](repeating: 0, count: 32)).base64EncodedString()
+                let response = try await Self.upload(client, reference: reference, body: Array(Samples.proofJSON().utf8), headers: headers)
+                #expect(response.status == .forbidden)
+                #expect(response.problemCode == "device_signature_invalid")
+                #expect((response.json["detail"] as? String)?.contains("small order") == true, "\(response.json)")
+                let proofs = try await harness.database.query("SELECT count(*)::int8 FROM proofs").rows[0].decode(Int64.self)
+                #expect(proofs == 0)
+            }
+        }
+    }
+
     @Test("optional (the default): an unsigned upload is accepted, a signed one is verified, stored and bound into its event")
     func optionalMode() async throws {
         try await APITestHarness.with { harness in

@@ -4,6 +4,10 @@
     countersign_verify.py bundle FILE.zip --public-key HEX        an export bundle (format v3), offline
     countersign_verify.py database --database-url URL --public-key HEX
                                                                    the audit chains, checkpoints and proofs (psql)
+    countersign_verify.py self-test                               the strict Ed25519 rules on known inputs
+
+Every Ed25519 signature is checked strictly before `cryptography` verifies it (docs/api.md,
+"Strict keys and signatures"): the key and R canonical, on the curve and not of small order, S below L.
 
 Prints `OK ...` and exits 0, or one `INVALID <file or event>: <reason>` line per problem and exits 1.
 Needs Python 3.9+ and the `cryptography` package (Ed25519); the database mode runs `psql`.
@@ -124,9 +128,69 @@ def checkpoint_message(c):
     return text("countersign.checkpoint/v2") + struct.pack(">q", c["signed_at_us"]) + struct.pack(">I", len(c["chains"])) + heads
 
 
+# --- strict Ed25519 (docs/api.md, "Strict keys and signatures"): what OpenSSL's verify leaves unchecked ---
+
+P = 2**255 - 19
+D = -121665 * pow(121666, P - 2, P) % P
+L = 2**252 + 27742317777372353535851937790883648493
+SQRT_MINUS_ONE = pow(2, (P - 1) // 4, P)
+
+
+def decode_point(encoding):
+    """RFC 8032 section 5.1.3 without its leniency: ((x, y), None) for a canonical encoding of a
+    point on edwards25519, else (None, why not)."""
+    if len(encoding) != 32:
+        return None, "not 32 bytes"
+    y, sign = int.from_bytes(encoding, "little") & ((1 << 255) - 1), encoding[31] >> 7
+    if y >= P:
+        return None, "not canonical (y >= p)"
+    x_squared = (y * y - 1) * pow(D * y * y + 1, P - 2, P) % P
+    x = pow(x_squared, (P + 3) // 8, P)
+    if (x * x - x_squared) % P != 0:
+        x = x * SQRT_MINUS_ONE % P
+    if (x * x - x_squared) % P != 0:
+        return None, "not on the curve"
+    if x == 0 and sign:
+        return None, "not canonical (x = 0 with the sign bit set)"
+    return ((P - x if x & 1 != sign else x), y), None
+
+
+def point_add(a, b):
+    (x1, y1), (x2, y2) = a, b
+    t = D * x1 * x2 * y1 * y2 % P
+    return (x1 * y2 + x2 * y1) * pow(1 + t, P - 2, P) % P, (y1 * y2 + x1 * x2) * pow(1 - t, P - 2, P) % P
+
+
+def point_problem(encoding):
+    """Why 32 bytes are not a usable point (a public key, or a signature's R), or None. A point of
+    small order ([8]P = identity) is refused: under such a key a constant signature verifies."""
+    point, problem = decode_point(encoding)
+    if problem:
+        return problem
+    for _ in range(3):
+        point = point_add(point, point)
+    return "of small order" if point == (0, 1) else None
+
+
+def ed25519_problem(public_key, signature):
+    """Why the strict rules refuse this key and signature before any verification, or None."""
+    problem = point_problem(public_key)
+    if problem:
+        return f"the public key is {problem}"
+    if len(signature) != 64:
+        return "the signature is not 64 bytes"
+    if int.from_bytes(signature[32:], "little") >= L:
+        return "the signature's S is not below L"
+    problem = point_problem(signature[:32])
+    return f"the signature's R is {problem}" if problem else None
+
+
 def signature_holds(public_key_hex, signature_hex, message):
     try:
-        Ed25519PublicKey.from_public_bytes(bytes.fromhex(public_key_hex)).verify(bytes.fromhex(signature_hex), message)
+        public_key, signature = bytes.fromhex(public_key_hex), bytes.fromhex(signature_hex)
+        if ed25519_problem(public_key, signature):
+            return False
+        Ed25519PublicKey.from_public_bytes(public_key).verify(signature, message)
         return True
     except (InvalidSignature, ValueError):
         return False
@@ -148,7 +212,13 @@ def device_problem(stated_key_id, stated_signature_hex, public_key_hex, details,
         return None
     if public_key_hex is None or not signature_holds(public_key_hex, stated_signature_hex,
                                                      device_upload_message(reference, stated_key_id, details["points_sha256"])):
-        return f"its device signature does not verify with device key {stated_key_id}"
+        why = None
+        if public_key_hex is not None:
+            try:
+                why = ed25519_problem(bytes.fromhex(public_key_hex), bytes.fromhex(stated_signature_hex))
+            except ValueError:
+                pass
+        return f"its device signature does not verify with device key {stated_key_id}" + (f" ({why})" if why else "")
     return None
 
 
@@ -410,13 +480,55 @@ def verify_database(url, pinned):
     return found.finish(f"database: {len(events)} events in {len(heads)} chains, {len(checkpoints)} checkpoints, {len(proofs)} proofs")
 
 
+# --- self-test: the strict rules on known inputs ---
+
+SMALL_ORDER = [  # the 8 points P with [8]P = identity, canonically encoded ("Taming the many EdDSAs", 2020)
+    "0100000000000000000000000000000000000000000000000000000000000000", "ecffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",
+    "0000000000000000000000000000000000000000000000000000000000000000", "0000000000000000000000000000000000000000000000000000000000000080",
+    "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc05", "26e8958fc2b227b045c3f489f2ef98f0d5dfac05d3c63339b13802886d53fc85",
+    "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac037a", "c7176a703d4dd84fba3c0b760d10670f2a2053fa2c39ccc64ec7fd7792ac03fa",
+]
+RFC8032_TEST_1 = ("d75a980182b10ab7d54bfed3c964073a0ee172f3daa62325af021a68f707511a",
+                  "e5564300c360ac729086e2cc806e828a84877f1eb8e5d974d873e065224901555fb8821590a33bacc61e39701cf9b46bd25bf5f0595bbe24655141438e7a100b")
+
+
+def self_test():
+    found = Findings()
+    key, signature = RFC8032_TEST_1
+    if not signature_holds(key, signature, b""):
+        found.fail("RFC 8032 TEST 1", "the signature of the empty message does not verify")
+    stretched = bytes.fromhex(signature[:64]) + (int.from_bytes(bytes.fromhex(signature[64:]), "little") + L).to_bytes(32, "little")
+    if signature_holds(key, stretched.hex(), b""):
+        found.fail("RFC 8032 TEST 1", "S + L verifies")
+    for encoding in SMALL_ORDER:
+        if point_problem(bytes.fromhex(encoding)) != "of small order":
+            found.fail(encoding, f"is {point_problem(bytes.fromhex(encoding)) or 'accepted'}, not refused as of small order")
+    noncanonical = ["0100000000000000000000000000000000000000000000000000000000000080",  # the identity, sign bit set
+                    "edffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f",  # y = p
+                    "ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff7f"]  # y = p + 18
+    for encoding in noncanonical:
+        if not (point_problem(bytes.fromhex(encoding)) or "").startswith("not canonical"):
+            found.fail(encoding, "is not refused as not canonical")
+    if point_problem(bytes.fromhex("02" + "00" * 31)) != "not on the curve":
+        found.fail("y = 2", "is not refused as off the curve")
+    identity, forged = SMALL_ORDER[0], SMALL_ORDER[0] + "00" * 32  # R = identity, S = 0: OpenSSL accepts it for any message
+    if signature_holds(identity, forged, b"any body"):
+        found.fail("the identity key", "its constant signature verifies")
+    return found.finish(f"self-test: RFC 8032 TEST 1, S + L, {len(SMALL_ORDER)} small-order points, {len(noncanonical)} non-canonical, "
+                        "one off-curve, the identity forgery")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["bundle", "database"])
+    parser.add_argument("what", choices=["bundle", "database", "self-test"])
     parser.add_argument("path", nargs="?")
     parser.add_argument("--database-url")
-    parser.add_argument("--public-key", action="append", required=True, help="a pinned Ed25519 key, 64 hex digits (repeatable)")
+    parser.add_argument("--public-key", action="append", help="a pinned Ed25519 key, 64 hex digits (repeatable; not for self-test)")
     args = parser.parse_args()
+    if args.what == "self-test":
+        return self_test()
+    if not args.public_key:
+        parser.error("--public-key is required")
     pinned = {key.lower() for key in args.public_key}
     if args.what == "bundle":
         return verify_bundle(args.path, pinned)

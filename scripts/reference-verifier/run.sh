@@ -5,7 +5,8 @@
 # naming the file or event, on each tampered copy of the bundle (a changed PNG byte, a changed
 # metadata field, a removed proof, a manifest re-signed with another key, an altered event, another
 # device signature) and on the database after a proof's signer, an event and a device signature
-# were changed behind the service's back.
+# were changed behind the service's back; and that the server refuses a small-order device key and
+# the verifier's strict Ed25519 self-test passes.
 #
 #   scripts/reference-verifier/run.sh [BINARY]     (default .build/debug/countersign)
 #
@@ -62,12 +63,23 @@ api -d '{"reference":"REF-4","recipient":{"name":"Recipient 4"},"address":"4 Mai
 signature="$("$python" $HERE/device_sign.py sign "$work/device.seed" REF-4 "$device" docs/examples/proof-upload.json)"
 api -H "Countersign-Device-Key: $device" -H "Countersign-Device-Signature: $signature" \
     --data-binary @docs/examples/proof-upload.json "http://127.0.0.1:$port/v1/deliveries/REF-4/proof" >/dev/null
+# A public key of small order (the identity: any body "verifies" with R = identity, S = 0) is refused.
+failures=0
+refused="$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
+    -d '{"public_key":"AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=","label":"identity"}' "http://127.0.0.1:$port/v1/devices")"
+if [ "$refused" != 422 ]; then
+    echo "reference-verifier: FAILED: registering the identity key was answered $refused, not 422" >&2; failures=$((failures + 1))
+fi
 key="$(api "http://127.0.0.1:$port/v1/audit/checkpoint" | python3 -c 'import json, sys; print(json.load(sys.stdin)["public_key"])')"
 kill "$server"; wait "$server" 2>/dev/null || true; server=""
 
 "$BIN" export -o "$work/bundle.zip" >/dev/null
 "$BIN" verify "$work/bundle.zip" --public-key "$key" >/dev/null
-failures=0
+if ! out="$("$python" $HERE/countersign_verify.py self-test)"; then
+    echo "reference-verifier: FAILED: self-test"$'\n'"$out" >&2; failures=$((failures + 1))
+else
+    echo "reference-verifier: $out"
+fi
 expect_ok() {
     if ! out="$("$python" $HERE/countersign_verify.py "$@" --public-key "$key")"; then
         echo "reference-verifier: FAILED: should pass: $*"$'\n'"$out" >&2; failures=$((failures + 1))

@@ -28,8 +28,15 @@ public struct DeviceKeyAdministration: Sendable {
         var errors: [FieldError] = []
         var publicKey: [UInt8] = []
         if let text = input.public_key {
-            if let bytes = Data(base64Encoded: text).map(Array.init), bytes.count == 32, (try? Ed25519PublicKey(rawRepresentation: bytes)) != nil {
-                publicKey = bytes
+            if let bytes = Data(base64Encoded: text).map(Array.init), bytes.count == 32 {
+                // Refuses a non-canonical encoding, a point off the curve and the 8 of small order, under
+                // which a constant signature would verify for every upload (docs/api.md, "Device keys").
+                do {
+                    publicKey = try Ed25519PublicKey(rawRepresentation: bytes).rawRepresentation
+                } catch {
+                    errors.append(.init(field: "/public_key", message: "not a usable Ed25519 public key: \(error.message)",
+                                        code: "invalid_public_key"))
+                }
             } else {
                 errors.append(.init(field: "/public_key", message: "the 32 raw Ed25519 public key bytes in base64", code: "invalid_public_key"))
             }

@@ -61,7 +61,15 @@ struct DeviceSignatureCheck: Sendable {
         case .revoked:
             throw ServiceError(.forbidden, code: "device_key_revoked", detail: "Device key \(keyText.lowercased()) is revoked.")
         case .approved:
-            return Signer(keyID: keyID, publicKey: try Ed25519PublicKey(rawRepresentation: key.publicKey), signature: signature)
+            // A key stored before registration refused weak keys (a small-order point verifies a
+            // constant signature for any body) signs nothing.
+            do {
+                return Signer(keyID: keyID, publicKey: try Ed25519PublicKey(rawRepresentation: key.publicKey), signature: signature)
+            } catch {
+                throw ServiceError(.forbidden, code: "device_signature_invalid",
+                                   detail: "Device key \(keyText.lowercased()) is not a usable Ed25519 public key (\(error.message)): "
+                                       + "no signature by it verifies; revoke it and register a new key.")
+            }
         }
     }
 

@@ -102,9 +102,17 @@ extension AuditVerifier {
                            "\(storedKey ?? "unsigned") \(storedSignature ?? "")")
         }
         guard let keyText = recordedKey, let keyID = UUID(uuidString: keyText), let signatureText = recordedSignature else { return nil }
-        guard let registered = evidence.events[keyID]?.registered,
-              let publicKeyBytes = Hex.decode(registered.publicKey), let publicKey = try? Ed25519PublicKey(rawRepresentation: publicKeyBytes) else {
+        guard let registered = evidence.events[keyID]?.registered, let publicKeyBytes = Hex.decode(registered.publicKey) else {
             return failure(.deviceSignatureInvalid, "a device_key_registered event for \(keyText)", "none")
+        }
+        // A registered key that is not canonical, off the curve or of small order (one registered
+        // before those were refused) proves no signer: a constant signature verifies under it.
+        let publicKey: Ed25519PublicKey
+        do {
+            publicKey = try Ed25519PublicKey(rawRepresentation: publicKeyBytes)
+        } catch {
+            return failure(.deviceSignatureInvalid, "a usable Ed25519 public key registered for \(keyText)",
+                           "\(registered.publicKey): \(error.message)")
         }
         if let row = evidence.rows[keyID], row.publicKey != publicKeyBytes {
             return failure(.deviceKeyMismatch, registered.publicKey, row.publicKey.hexString)

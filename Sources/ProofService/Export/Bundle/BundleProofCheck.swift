@@ -152,12 +152,19 @@ enum BundleProofCheck {
             return "its device_signature (\(signed?.keyID ?? "none")) is not the one \(at()) binds (\(recorded.deviceKeyID ?? "none"))"
         }
         guard let signed else { return nil }
+        func doesNotVerify() -> String {
+            "its device signature does not verify over the recorded body for delivery \(reference) with its public_key"
+        }
+        guard let publicKeyBytes = Data(base64Encoded: signed.publicKey).map(Array.init) else { return doesNotVerify() }
+        // Not canonical, off the curve or of small order: a constant signature would verify under it.
+        let publicKey: Ed25519PublicKey
+        do { publicKey = try Ed25519PublicKey(rawRepresentation: publicKeyBytes) } catch {
+            return "its device signature's public_key is not a usable Ed25519 public key (\(error.message)), so it proves no signer"
+        }
         guard let keyID = UUID(text: signed.keyID), let points = recorded.points,
-              let publicKeyBytes = Data(base64Encoded: signed.publicKey).map(Array.init),
-              let publicKey = try? Ed25519PublicKey(rawRepresentation: publicKeyBytes),
               let signature = Data(base64Encoded: signed.signature).map(Array.init),
               publicKey.isValidSignature(signature, for: DeviceUploadMessage.bytes(reference: reference, keyID: keyID, bodySHA256: points.bytes)) else {
-            return "its device signature does not verify over the recorded body for delivery \(reference) with its public_key"
+            return doesNotVerify()
         }
         return nil
     }
