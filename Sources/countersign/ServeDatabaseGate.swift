@@ -17,6 +17,10 @@ enum ServeDatabaseGate {
     /// migration is pending (the runtime role may not run DDL: `countersign migrate` does, as the owner).
     static func prepare(database: PostgresClient, configuration: ServiceConfiguration, logger: Logger) async throws {
         let check = try await patiently(logger) { try await DatabaseRoleCheck.run(on: database) }
+        // TEMPORARY is what `migrate` revokes: on a database it has not migrated yet, say to migrate.
+        if check.problems == [DatabaseRoleCheck.temporaryTables], configuration.migrateOnStart, !configuration.allowPrivilegedDatabaseRole {
+            try await refusePending(database: database, configuration: configuration, role: check.role, logger: logger)
+        }
         if check.isPrivileged {
             guard configuration.allowPrivilegedDatabaseRole else { throw Refusal(description: check.refusal) }
             logger.warning("serving as a database role that can rewrite evidence (ALLOW_PRIVILEGED_DATABASE_ROLE: development only)",
@@ -27,11 +31,16 @@ enum ServeDatabaseGate {
             try await MigrateCommand.migrate(database: database, directory: configuration.migrationsDirectory, logger: logger)
             return
         }
+        try await refusePending(database: database, configuration: configuration, role: check.role, logger: logger)
+    }
+
+    /// Refuses while a migration of this build is pending, naming `countersign migrate`.
+    private static func refusePending(database: PostgresClient, configuration: ServiceConfiguration, role: String, logger: Logger) async throws {
         let folder = configuration.migrationsDirectory.map { URL(fileURLWithPath: $0) } ?? Migration.defaultDirectory()
         let pending = try await MigrationRunner(client: database, logger: logger).pending(try Migration.load(from: folder))
         guard pending.isEmpty else {
             throw Refusal(description: "the database lacks migration \(pending.map(String.init).joined(separator: ", ")) of this build: "
-                + "run `countersign migrate` as the owner (MIGRATION_DATABASE_URL) first; role \(check.role) may not change the schema")
+                + "run `countersign migrate` as the owner (MIGRATION_DATABASE_URL) first; role \(role) may not change the schema")
         }
     }
 

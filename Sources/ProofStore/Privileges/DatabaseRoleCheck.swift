@@ -46,9 +46,12 @@ public struct DatabaseRoleCheck: Sendable {
         if try row.decode(Bool.self, "creates") { problems.append("it may CREATE in schema public") }
         // A temporary table named like one of ours, with a trigger of its own, is found first by
         // a statement that does not put pg_temp last (migration 0023).
-        if try row.decode(Bool.self, "temporary") { problems.append("it may create temporary tables (TEMPORARY on the database)") }
+        if try row.decode(Bool.self, "temporary") { problems.append(Self.temporaryTables) }
         return DatabaseRoleCheck(role: role, problems: problems)
     }
+
+    /// The problem of a role that may create temporary tables (`countersign migrate` revokes it).
+    public static let temporaryTables = "it may create temporary tables (TEMPORARY on the database)"
 
     /// The one log line that names the problem and the fix.
     public var refusal: String {
