@@ -88,7 +88,7 @@ struct WebhookRoutesTests {
 
     @Test("by default loopback, private, link-local and metadata URLs are refused with 422",
           arguments: ["http://127.0.0.1/hook", "http://[::1]/hook", "http://localhost/hook", "http://169.254.169.254/latest/meta-data/",
-                      "http://10.0.0.1/hook", "http://[::ffff:127.0.0.1]/hook"])
+                      "http://10.0.0.1/hook", "http://[::ffff:127.0.0.1]/hook", "http://[::ffff:0:127.0.0.1]/hook"])
     func ssrfRefused(url: String) async throws {
         try await APITestHarness.with { harness in
             try await harness.application(webhooks: Self.settings(allowPrivate: false)).test(.router) { client in
