@@ -21,6 +21,7 @@ struct WebhookURLGuardTests {
         "mapped.example": ["::ffff:127.0.0.1"],
         "translated.example": ["::ffff:0:127.0.0.1"],
         "nat64.example": ["93.184.216.34", "64:ff9b::a9fe:a9fe"],
+        "internal.example": ["10.20.30.40"],
         "v6.example": ["2606:4700::1111"],
         "nothing.example": [],
     ]), allowsPrivateNetworks: false)
@@ -71,6 +72,33 @@ struct WebhookURLGuardTests {
         for url in ["http://[::ffff:93.184.216.34]/", "http://[::ffff:0:93.184.216.34]/", "http://[64:ff9b::5db8:d822]/",
                     "http://[2002:5db8:d822::1]/"] {
             try await strict.check(url)
+        }
+    }
+
+    /// Security issue 41, item 7: "10.1.2.3" in the refusal told the admin where an internal name points.
+    @Test("a refusal says what kind of address a name resolves to, never the address")
+    func refusalHidesResolvedAddress() async {
+        let cases: [(url: String, address: String, kind: String)] = [
+            ("http://internal.example/", "10.20.30.40", "private"), ("http://rebound.example/", "10.1.2.3", "private"),
+            ("http://metadata.example/", "169.254", "link-local"), ("http://mapped.example/", "127.0.0.1", "loopback"),
+            ("http://translated.example/", "127.0.0.1", "IPv4-translated loopback"), ("http://nat64.example/", "a9fe", "NAT64 link-local"),
+        ]
+        for (url, address, kind) in cases {
+            do {
+                try await strict.check(url)
+                Issue.record("\(url) was accepted")
+            } catch {
+                #expect(!error.reason.contains(address), "\(error.reason)")
+                #expect(!error.reason.contains("/8") && !error.reason.contains("/16") && !error.reason.contains("::"), "\(error.reason)")
+                #expect(error.reason.contains(kind), "\(error.reason)")
+            }
+        }
+        // A literal address is the admin's own text: its range may be named.
+        do {
+            try await strict.check("http://[::ffff:0:127.0.0.1]/")
+            Issue.record("accepted")
+        } catch {
+            #expect(error.reason.contains("IPv4-translated loopback (127.0.0.0/8)"), "\(error.reason)")
         }
     }
 
