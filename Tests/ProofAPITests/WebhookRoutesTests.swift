@@ -86,6 +86,50 @@ struct WebhookRoutesTests {
         }
     }
 
+    /// The audit details of `action` events of endpoint `id`, oldest first, as the text that was hashed.
+    static func auditDetails(_ harness: APITestHarness, id: String, action: String) async throws -> [String] {
+        try await harness.database.query("""
+            SELECT details_text FROM audit_events WHERE subject = $1 AND action = $2 ORDER BY seq
+            """, ["webhook:\(id)", action]).rows.map { try $0.decode(String.self, 0) }
+    }
+
+    /// Security issue 41, item 7: `webhook_created` kept `?token=…` in the audit trail for every auditor, for good.
+    @Test("audit events keep a webhook URL without its query and fragment, and say they were left out; the chain verifies")
+    func auditedURLWithoutQuery() async throws {
+        try await APITestHarness.with { harness in
+            try await harness.application(webhooks: Self.settings(allowPrivate: true)).test(.router) { client in
+                let created = try await Self.create(client, harness, url: "http://127.0.0.1:9/hooks/in?token=s3cr3t-one&x=1#part")
+                #expect(created.status == .created)
+                let id = try #require(created.json["id"] as? String)
+                // The admin still sees (and the sender still uses) the whole URL.
+                #expect(created.json["url"] as? String == "http://127.0.0.1:9/hooks/in?token=s3cr3t-one&x=1#part")
+                let changed = try await client.execute(uri: "/v1/webhooks/\(id)", method: .patch, headers: harness.headers(.admin),
+                                                       body: ByteBuffer(string: #"{"url":"http://127.0.0.1:9/hooks/v2?token=s3cr3t-two"}"#))
+                #expect(changed.status == .ok && changed.json["url"] as? String == "http://127.0.0.1:9/hooks/v2?token=s3cr3t-two")
+                let plain = try await client.execute(uri: "/v1/webhooks/\(id)", method: .patch, headers: harness.headers(.admin),
+                                                     body: ByteBuffer(string: #"{"url":"http://127.0.0.1:9/hooks/v3"}"#))
+                #expect(plain.status == .ok)
+
+                let createdDetails = try await Self.auditDetails(harness, id: id, action: "webhook_created")
+                let updatedDetails = try await Self.auditDetails(harness, id: id, action: "webhook_updated")
+                #expect(createdDetails.count == 1 && updatedDetails.count == 2)
+                for text in createdDetails + updatedDetails {
+                    #expect(!text.contains("s3cr3t") && !text.contains("token") && !text.contains("part"), "\(text)")
+                }
+                let first = try #require(try JSONSerialization.jsonObject(with: Data(createdDetails[0].utf8)) as? [String: String])
+                #expect(first["url"] == "http://127.0.0.1:9/hooks/in" && first["url_omitted"] == "query,fragment", "\(first)")
+                #expect(first["events"] == "delivery.created,delivery.delivered")
+                let second = try #require(try JSONSerialization.jsonObject(with: Data(updatedDetails[0].utf8)) as? [String: String])
+                #expect(second["url"] == "http://127.0.0.1:9/hooks/v2" && second["url_omitted"] == "query", "\(second)")
+                let third = try #require(try JSONSerialization.jsonObject(with: Data(updatedDetails[1].utf8)) as? [String: String])
+                #expect(third["url"] == "http://127.0.0.1:9/hooks/v3" && third["url_omitted"] == nil, "\(third)")
+
+                let verified = try await client.execute(uri: "/v1/audit/verify", method: .get, headers: harness.headers(.auditor))
+                #expect(verified.status == .ok && verified.json["status"] as? String == "ok", "\(verified.json)")
+            }
+        }
+    }
+
     @Test("by default loopback, private, link-local and metadata URLs are refused with 422",
           arguments: ["http://127.0.0.1/hook", "http://[::1]/hook", "http://localhost/hook", "http://169.254.169.254/latest/meta-data/",
                       "http://10.0.0.1/hook", "http://[::ffff:127.0.0.1]/hook", "http://[::ffff:0:127.0.0.1]/hook"])

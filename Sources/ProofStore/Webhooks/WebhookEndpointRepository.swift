@@ -18,17 +18,19 @@ public struct WebhookEndpointRepository: Sendable {
 
     static func subject(_ id: UUID) -> String { "webhook:\(id.uuidString.lowercased())" }
 
-    /// Stores a new endpoint whose secret was sealed for `id`.
+    /// Stores a new endpoint whose secret was sealed for `id`. The audit event keeps the URL
+    /// without its query, fragment and userinfo (``WebhookAuditURL``).
     public func create(id: UUID, url: String, description: String, events: [WebhookEventType], secretSealed: [UInt8],
                        origin: AuditOrigin) async throws -> WebhookEndpoint {
         let eventList = events.map(\.rawValue).joined(separator: ",")
+        let audited = WebhookAuditURL.details(url).merging(["events": eventList]) { kept, _ in kept }
         return try await database.withTransaction { session in
             let result = try await session.query("""
                 INSERT INTO webhook_endpoints (id, url, description, events, secret_sealed, created_by)
                 VALUES (\(id), \(url), \(description), string_to_array(\(eventList)::text, ','), \(secretSealed), \(origin.actor?.keyID))
                 RETURNING \(unescaped: Self.columns)
                 """)
-            try await AuditLog.append(.webhookCreated, subject: Self.subject(id), details: ["url": url, "events": eventList],
+            try await AuditLog.append(.webhookCreated, subject: Self.subject(id), details: audited,
                                       origin: origin, in: session)
             guard let row = result.first else { throw PostgresError(.decodingFailed, message: "the endpoint insert returned no row") }
             return try Self.endpoint(row)
@@ -50,10 +52,11 @@ public struct WebhookEndpointRepository: Sendable {
     }
 
     /// Applies `change`; nil when there is no such endpoint. Re-enabling clears the failure run, so
-    /// the sender starts afresh; the endpoint's pending deliveries flow again.
+    /// the sender starts afresh; the endpoint's pending deliveries flow again. A new URL is audited
+    /// as ``create(id:url:description:events:secretSealed:origin:)`` audits it.
     public func update(_ id: UUID, _ change: WebhookEndpointChange, origin: AuditOrigin) async throws -> WebhookEndpoint? {
         var details: [String: String] = [:]
-        if let url = change.url { details["url"] = url }
+        if let url = change.url { details.merge(WebhookAuditURL.details(url)) { kept, _ in kept } }
         if let description = change.description { details["description"] = description }
         let eventList = change.events.map { $0.map(\.rawValue).joined(separator: ",") }
         if let eventList { details["events"] = eventList }
