@@ -43,7 +43,8 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case webhookUpdated = "webhook_updated"
     /// A webhook endpoint was deleted (subject `webhook:<uuid>`).
     case webhookDeleted = "webhook_deleted"
-    /// A webhook endpoint's secret was rotated (subject `webhook:<uuid>`; details `previous_valid_until`).
+    /// A webhook endpoint's secret was rotated (subject `webhook:<uuid>`; details `previous_valid_until`;
+    /// a forced rotation during another's grace period adds `forced` and `superseded_valid_until`).
     case webhookSecretRotated = "webhook_secret_rotated"
     /// The sender disabled a webhook endpoint after sustained failure (subject `webhook:<uuid>`;
     /// details `failing_since`, `last_error`).
