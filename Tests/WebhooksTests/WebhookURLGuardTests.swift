@@ -135,5 +135,9 @@ struct WebhookURLGuardTests {
         #expect(throws: (any Error).self) { try WebhookSettings.parse(["WEBHOOK_ALLOW_PRIVATE_NETWORKS": "maybe"]) }
         #expect(throws: (any Error).self) { try WebhookSettings.parse(["WEBHOOK_SECRETS_KEY": "short"]) }
         #expect(throws: (any Error).self) { try WebhookSettings.parse(["WEBHOOK_TIMEOUT_SECONDS": "0"]) }
+        #expect(WebhookSettings().concurrencyPerEndpoint == 2)
+        #expect(try WebhookSettings.parse(["WEBHOOK_CONCURRENCY_PER_ENDPOINT": "5"]).concurrencyPerEndpoint == 5)
+        #expect(throws: (any Error).self) { try WebhookSettings.parse(["WEBHOOK_CONCURRENCY_PER_ENDPOINT": "0"]) }
+        #expect(throws: (any Error).self) { try WebhookSettings.parse(["WEBHOOK_CONCURRENCY_PER_ENDPOINT": "two"]) }
     }
 }
