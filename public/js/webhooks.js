@@ -81,7 +81,15 @@ function endpointCard(endpoint) {
         setStatus(status, 'Test event queued.', 'ok');
       }),
       act('Rotate secret', async () => {
-        const rotated = await json(`${path}/rotate-secret`, { method: 'POST' });
+        let rotated;
+        try {
+          rotated = await json(`${path}/rotate-secret`, { method: 'POST' });
+        } catch (error) {
+          // The last rotation's previous secret still signs: rotating again stops it now, only on purpose.
+          if (error.code !== 'webhook_rotation_in_progress') throw error;
+          if (!confirm(`${error.problem?.detail ?? error.message}\n\nRotate anyway, stopping that older secret now?`)) return;
+          rotated = await json(`${path}/rotate-secret`, { method: 'POST', body: JSON.stringify({ force: true }) });
+        }
         showSecret(rotated.secret, `New secret; the old one also signs until ${rotated.previous_secret_valid_until}.`);
       }),
       act('Deliveries', async () => showDeliveries(deliveries, path)),

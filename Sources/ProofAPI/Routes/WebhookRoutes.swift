@@ -63,7 +63,11 @@ struct WebhookRoutes: Sendable {
 
     func rotate(_ request: Request, _ context: AppRequestContext) async throws -> Response {
         _ = try context.require(.manageWebhooks)
-        let rotated = try await webhooks.rotateSecret(try id(context), origin: context.auditOrigin(request))
+        let id = try id(context)
+        // No body, or `{"force": true}` to rotate during another rotation's grace period.
+        let body = try await RequestBodyReader.collect(request, limit: 1024)
+        if !body.isEmpty { _ = try RequestBodyReader.requireJSON(request) }
+        let rotated = try await webhooks.rotateSecret(id, body, origin: context.auditOrigin(request))
         return try JSONResponse.make(.ok, WebhookResource(rotated.endpoint, secret: rotated.secret), headers: [.cacheControl: "no-store"])
     }
 

@@ -101,15 +101,32 @@ public struct WebhookAdministration: Sendable {
         guard try await endpoints.delete(id, origin: origin) else { throw Self.notFound(id) }
     }
 
+    struct RotateBody: Decodable {
+        var force: Bool?
+    }
+
     /// `POST /v1/webhooks/{id}/rotate-secret`: a new secret, shown once; the old one signs too until
-    /// the grace period ends.
-    public func rotateSecret(_ id: UUID, origin: AuditOrigin) async throws -> Registered {
+    /// the grace period ends. `body` is empty or `{"force": true|false}`.
+    ///
+    /// While an earlier rotation's grace period lasts, a second rotation is refused with 409
+    /// `webhook_rotation_in_progress`: it would stop the secret that rotation promised for 24 h
+    /// before its time, and receivers still on it would fail. `{"force": true}` rotates anyway (a
+    /// leaked secret), ending that older secret now; the audit event says so.
+    public func rotateSecret(_ id: UUID, _ body: [UInt8] = [], origin: AuditOrigin) async throws -> Registered {
+        let force = body.isEmpty ? false : (try JSONEnvelopeDecoder.decode(RotateBody.self, from: body).force ?? false)
         let box = try requireBox()
         let secret = try WebhookSecret.generate()
         let until = Date().addingTimeInterval(Double(rotationGrace.components.seconds))
-        guard let endpoint = try await endpoints.rotateSecret(id, newSealed: try box.seal(secret, for: id), previousValidUntil: until,
-                                                              origin: origin) else { throw Self.notFound(id) }
-        return Registered(endpoint: endpoint, secret: secret.text)
+        switch try await endpoints.rotateSecret(id, newSealed: try box.seal(secret, for: id), previousValidUntil: until, force: force,
+                                                origin: origin) {
+        case .rotated(let endpoint):
+            return Registered(endpoint: endpoint, secret: secret.text)
+        case .notFound:
+            throw Self.notFound(id)
+        case .inProgress(let running):
+            throw ServiceError(.conflict, code: "webhook_rotation_in_progress",
+                               detail: "The previous secret of the last rotation signs until \(RFC3339Timestamp.format(running)), as that rotation announced; rotate again after then, or send {\"force\": true} to stop it now.")
+        }
     }
 
     /// `POST /v1/webhooks/{id}/test`.

@@ -35,13 +35,16 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case deviceKeyApproved = "device_key_approved"
     /// An admin or dispatcher revoked a device key (subject `device_key:<uuid>`; details `public_key`).
     case deviceKeyRevoked = "device_key_revoked"
-    /// A webhook endpoint was registered (subject `webhook:<uuid>`; details `url`, `events`).
+    /// A webhook endpoint was registered (subject `webhook:<uuid>`; details `url` without its query,
+    /// fragment and userinfo, `url_omitted` naming what was left out, `events`; ``WebhookAuditURL``).
     case webhookCreated = "webhook_created"
-    /// A webhook endpoint was changed, paused or re-enabled (subject `webhook:<uuid>`; details: what changed).
+    /// A webhook endpoint was changed, paused or re-enabled (subject `webhook:<uuid>`; details: what
+    /// changed, a new URL as ``webhookCreated`` records it).
     case webhookUpdated = "webhook_updated"
     /// A webhook endpoint was deleted (subject `webhook:<uuid>`).
     case webhookDeleted = "webhook_deleted"
-    /// A webhook endpoint's secret was rotated (subject `webhook:<uuid>`; details `previous_valid_until`).
+    /// A webhook endpoint's secret was rotated (subject `webhook:<uuid>`; details `previous_valid_until`;
+    /// a forced rotation during another's grace period adds `forced` and `superseded_valid_until`).
     case webhookSecretRotated = "webhook_secret_rotated"
     /// The sender disabled a webhook endpoint after sustained failure (subject `webhook:<uuid>`;
     /// details `failing_since`, `last_error`).

@@ -16,16 +16,51 @@ public struct WebhookDeliveryQueue: Sendable {
         self.database = database
     }
 
-    /// Up to `limit` due deliveries of enabled endpoints, oldest first, each leased for `lease`.
-    public func claim(limit: Int, lease: Duration) async throws -> [ClaimedWebhookDelivery] {
+    /// Up to `limit` due deliveries of enabled endpoints, oldest first, each leased for `lease`,
+    /// and at most `perEndpoint` for any one endpoint counting the `inFlight` attempts the caller
+    /// already has to it (endpoint id → attempts): an endpoint at its cap is skipped, so one whose
+    /// receiver hangs cannot take every slot of the sender while other endpoints' deliveries wait
+    /// (security issue 41, item 6).
+    ///
+    /// Each live endpoint's due deliveries are read from its own end of the index
+    /// `webhook_deliveries_endpoint_due` (migration 0024), so a long backlog of one endpoint is
+    /// never walked to reach another's; endpoints are few (an admin registers each).
+    public func claim(limit: Int, perEndpoint: Int? = nil, inFlight: [UUID: Int] = [:],
+                      lease: Duration) async throws -> [ClaimedWebhookDelivery] {
+        let result = try await database.query(Self.claimStatement(limit: limit, perEndpoint: perEndpoint, inFlight: inFlight, lease: lease))
+        return try result.rows.map { row in
+            ClaimedWebhookDelivery(
+                id: try row.decode("id"), attempts: try row.decode("attempts"), createdAt: try row.decode("created_at"),
+                messageID: try row.decode("message_id"), payload: try row.decode("payload"),
+                endpointID: try row.decode("endpoint_id"), url: try row.decode("url"), secretSealed: try row.decode("secret_sealed"),
+                previousSecretSealed: try row.decode("previous_secret_sealed"), failingSince: try row.decode("failing_since"))
+        }
+    }
+
+    /// The statement of ``claim(limit:perEndpoint:inFlight:lease:)``.
+    ///
+    /// The lock is taken inside each endpoint's look-up (`FOR UPDATE … SKIP LOCKED` there), so rows
+    /// another replica is claiming are passed over for that endpoint's next ones, and the room left
+    /// to an endpoint is its cap less the caller's attempts in flight to it (a JSON object of
+    /// counts by id). Candidates beyond `limit` are locked only for the statement's duration.
+    static func claimStatement(limit: Int, perEndpoint: Int?, inFlight: [UUID: Int], lease: Duration) -> PostgresQuery {
         let leaseMicros = lease.components.seconds * 1_000_000 + lease.components.attoseconds / 1_000_000_000_000
-        let result = try await database.query("""
+        let cap = max(0, min(perEndpoint ?? limit, limit))
+        let counts = "{" + inFlight.filter { $0.value > 0 }.map { "\"\($0.key.uuidString.lowercased())\":\($0.value)" }
+            .sorted().joined(separator: ",") + "}"
+        return """
             WITH due AS (
-                SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-                WHERE d.state = 'pending' AND d.next_attempt_at <= now() AND e.enabled AND e.deleted_at IS NULL
-                ORDER BY d.next_attempt_at, d.event_id
+                SELECT c.id FROM webhook_endpoints e
+                CROSS JOIN LATERAL (
+                    SELECT d.id, d.next_attempt_at, d.event_id FROM webhook_deliveries d
+                    WHERE d.endpoint_id = e.id AND d.state = 'pending' AND d.next_attempt_at <= now()
+                    ORDER BY d.next_attempt_at, d.event_id
+                    LIMIT greatest(\(cap)::int - coalesce((\(counts)::jsonb ->> e.id::text)::int, 0), 0)
+                    FOR UPDATE OF d SKIP LOCKED
+                ) c
+                WHERE e.enabled AND e.deleted_at IS NULL
+                ORDER BY c.next_attempt_at, c.event_id
                 LIMIT \(limit)
-                FOR UPDATE OF d SKIP LOCKED
             ), leased AS (
                 UPDATE webhook_deliveries d SET next_attempt_at = now() + make_interval(secs => \(Double(leaseMicros) / 1_000_000))
                 FROM due WHERE d.id = due.id
@@ -36,14 +71,7 @@ public struct WebhookDeliveryQueue: Sendable {
                 e.failing_since
             FROM leased JOIN webhook_events ev ON ev.id = leased.event_id JOIN webhook_endpoints e ON e.id = leased.endpoint_id
             ORDER BY leased.event_id
-            """)
-        return try result.rows.map { row in
-            ClaimedWebhookDelivery(
-                id: try row.decode("id"), attempts: try row.decode("attempts"), createdAt: try row.decode("created_at"),
-                messageID: try row.decode("message_id"), payload: try row.decode("payload"),
-                endpointID: try row.decode("endpoint_id"), url: try row.decode("url"), secretSealed: try row.decode("secret_sealed"),
-                previousSecretSealed: try row.decode("previous_secret_sealed"), failingSince: try row.decode("failing_since"))
-        }
+            """
     }
 
     /// Records one attempt and its consequence, in one transaction: the attempt row; the delivery

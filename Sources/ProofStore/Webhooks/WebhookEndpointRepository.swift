@@ -18,17 +18,19 @@ public struct WebhookEndpointRepository: Sendable {
 
     static func subject(_ id: UUID) -> String { "webhook:\(id.uuidString.lowercased())" }
 
-    /// Stores a new endpoint whose secret was sealed for `id`.
+    /// Stores a new endpoint whose secret was sealed for `id`. The audit event keeps the URL
+    /// without its query, fragment and userinfo (``WebhookAuditURL``).
     public func create(id: UUID, url: String, description: String, events: [WebhookEventType], secretSealed: [UInt8],
                        origin: AuditOrigin) async throws -> WebhookEndpoint {
         let eventList = events.map(\.rawValue).joined(separator: ",")
+        let audited = WebhookAuditURL.details(url).merging(["events": eventList]) { kept, _ in kept }
         return try await database.withTransaction { session in
             let result = try await session.query("""
                 INSERT INTO webhook_endpoints (id, url, description, events, secret_sealed, created_by)
                 VALUES (\(id), \(url), \(description), string_to_array(\(eventList)::text, ','), \(secretSealed), \(origin.actor?.keyID))
                 RETURNING \(unescaped: Self.columns)
                 """)
-            try await AuditLog.append(.webhookCreated, subject: Self.subject(id), details: ["url": url, "events": eventList],
+            try await AuditLog.append(.webhookCreated, subject: Self.subject(id), details: audited,
                                       origin: origin, in: session)
             guard let row = result.first else { throw PostgresError(.decodingFailed, message: "the endpoint insert returned no row") }
             return try Self.endpoint(row)
@@ -50,10 +52,11 @@ public struct WebhookEndpointRepository: Sendable {
     }
 
     /// Applies `change`; nil when there is no such endpoint. Re-enabling clears the failure run, so
-    /// the sender starts afresh; the endpoint's pending deliveries flow again.
+    /// the sender starts afresh; the endpoint's pending deliveries flow again. A new URL is audited
+    /// as ``create(id:url:description:events:secretSealed:origin:)`` audits it.
     public func update(_ id: UUID, _ change: WebhookEndpointChange, origin: AuditOrigin) async throws -> WebhookEndpoint? {
         var details: [String: String] = [:]
-        if let url = change.url { details["url"] = url }
+        if let url = change.url { details.merge(WebhookAuditURL.details(url)) { kept, _ in kept } }
         if let description = change.description { details["description"] = description }
         let eventList = change.events.map { $0.map(\.rawValue).joined(separator: ",") }
         if let eventList { details["events"] = eventList }
@@ -95,21 +98,50 @@ public struct WebhookEndpointRepository: Sendable {
         }
     }
 
+    /// What a rotation came to.
+    public enum Rotation: Sendable, Equatable {
+        /// The new secret is stored; the one it replaced signs too until `previousSecretUntil`.
+        case rotated(WebhookEndpoint)
+        /// No such endpoint.
+        case notFound
+        /// An earlier rotation's previous secret still signs until `until`: rotating again would
+        /// end it before the time that rotation announced, so it is refused unless forced.
+        case inProgress(until: Date)
+    }
+
     /// Replaces the secret with `newSealed`; the current one keeps signing until `previousValidUntil`.
-    public func rotateSecret(_ id: UUID, newSealed: [UInt8], previousValidUntil: Date,
-                             origin: AuditOrigin) async throws -> WebhookEndpoint? {
+    ///
+    /// An endpoint signs with at most two secrets, its current one and the one before (Standard
+    /// Webhooks' "current key and an old key, for a set period"). While the previous secret of an
+    /// earlier rotation is still within the validity that rotation announced, a second rotation
+    /// would drop it early, so it is refused (``Rotation/inProgress(until:)``) unless `force`:
+    /// then that older secret stops signing now, and the audit event records `forced` and the
+    /// validity cut short (`superseded_valid_until`). The endpoint row is locked first, so two
+    /// rotations at once cannot both see no rotation in progress.
+    public func rotateSecret(_ id: UUID, newSealed: [UInt8], previousValidUntil: Date, force: Bool = false,
+                             origin: AuditOrigin) async throws -> Rotation {
         try await database.withTransaction { session in
+            let current = try await session.query("""
+                SELECT CASE WHEN previous_secret_until > now() THEN previous_secret_until END AS running_until
+                FROM webhook_endpoints WHERE id = \(id) AND deleted_at IS NULL FOR UPDATE
+                """)
+            guard let row = current.first else { return .notFound }
+            let runningUntil: Date? = try row.decode("running_until")
+            if let runningUntil, !force { return .inProgress(until: runningUntil) }
             let result = try await session.query("""
                 UPDATE webhook_endpoints SET previous_secret_sealed = secret_sealed, previous_secret_until = \(previousValidUntil),
                     secret_sealed = \(newSealed), updated_at = now()
                 WHERE id = \(id) AND deleted_at IS NULL
                 RETURNING \(unescaped: Self.columns)
                 """)
-            guard let row = result.first else { return nil }
-            try await AuditLog.append(.webhookSecretRotated, subject: Self.subject(id),
-                                      details: ["previous_valid_until": WebhookTimestamp.format(previousValidUntil)],
-                                      origin: origin, in: session)
-            return try Self.endpoint(row)
+            guard let updated = result.first else { return .notFound }
+            var details = ["previous_valid_until": WebhookTimestamp.format(previousValidUntil)]
+            if let runningUntil {
+                details["forced"] = "true"
+                details["superseded_valid_until"] = WebhookTimestamp.format(runningUntil)
+            }
+            try await AuditLog.append(.webhookSecretRotated, subject: Self.subject(id), details: details, origin: origin, in: session)
+            return .rotated(try Self.endpoint(updated))
         }
     }
 

@@ -28,6 +28,11 @@ public struct WebhookSettings: Sendable, Equatable {
     public var pollInterval: Duration = .seconds(5)
     /// `WEBHOOK_CONCURRENCY` (default 8): attempts in flight per replica.
     public var concurrency = 8
+    /// `WEBHOOK_CONCURRENCY_PER_ENDPOINT` (default 2): attempts in flight per replica to any one
+    /// endpoint, so a receiver that hangs holds at most this many of the `concurrency` slots and
+    /// the other endpoints' deliveries still go out at once (security issue 41, item 6). Above
+    /// `concurrency` it is `concurrency`.
+    public var concurrencyPerEndpoint = 2
     /// `WEBHOOK_ROTATION_GRACE_SECONDS` (default 86400): how long the old secret keeps signing.
     public var rotationGrace: Duration = .seconds(86_400)
 
@@ -74,6 +79,12 @@ public struct WebhookSettings: Sendable, Equatable {
         if let raw = environment["WEBHOOK_CONCURRENCY"] {
             guard let value = Int(raw), (1...256).contains(value) else { throw SettingError(name: "WEBHOOK_CONCURRENCY", expected: "1...256") }
             settings.concurrency = value
+        }
+        if let raw = environment["WEBHOOK_CONCURRENCY_PER_ENDPOINT"] {
+            guard let value = Int(raw), (1...256).contains(value) else {
+                throw SettingError(name: "WEBHOOK_CONCURRENCY_PER_ENDPOINT", expected: "1...256")
+            }
+            settings.concurrencyPerEndpoint = value
         }
         return settings
     }

@@ -1,9 +1,14 @@
 import Foundation
+import Logging
 
 /// Decides whether a webhook URL may be used: `http` or `https`, a host, no credentials, and —
 /// unless private networks are allowed — every address the host resolves to is public (see
 /// ``IPAddress/restriction``). Checked when an endpoint is registered or changed, and again before
 /// every send, because a name can be re-pointed at an internal address after registration.
+///
+/// A refusal of a host *name* says what kind of address it resolves to (`private`, `loopback`…),
+/// never the address: the admin who registers a URL must not learn from us where an internal name
+/// points. The address is logged at debug level only.
 public struct WebhookURLGuard: Sendable {
     /// Why a URL was refused.
     public struct Refusal: Error, Sendable, Equatable, CustomStringConvertible {
@@ -14,10 +19,13 @@ public struct WebhookURLGuard: Sendable {
     let resolver: any HostResolver
     /// `WEBHOOK_ALLOW_PRIVATE_NETWORKS=true`: tests and local development.
     public let allowsPrivateNetworks: Bool
+    let logger: Logger
 
-    public init(resolver: any HostResolver = SystemHostResolver(), allowsPrivateNetworks: Bool) {
+    public init(resolver: any HostResolver = SystemHostResolver(), allowsPrivateNetworks: Bool,
+                logger: Logger = Logger(label: "countersign.webhooks")) {
         self.resolver = resolver
         self.allowsPrivateNetworks = allowsPrivateNetworks
+        self.logger = logger
     }
 
     /// The URL's parts once checked for shape (no resolution).
@@ -37,22 +45,23 @@ public struct WebhookURLGuard: Sendable {
         let components = try Self.parse(text)
         guard !allowsPrivateNetworks else { return }
         let host = components.host!.lowercased()
-        let addresses: [IPAddress]
         if let literal = IPAddress(host) {
-            addresses = [literal]
-        } else if host == "localhost" || host.hasSuffix(".localhost") {
-            throw Refusal(reason: "\(host) is loopback")
-        } else {
-            do {
-                addresses = try await resolver.addresses(of: host)
-            } catch {
-                throw Refusal(reason: "\(host) does not resolve: \(error)")
-            }
+            // The URL names the address itself: saying which range it is in tells the admin nothing new.
+            if let restriction = literal.restriction { throw Refusal(reason: "\(host) is not a public address: \(restriction)") }
+            return
+        }
+        if host == "localhost" || host.hasSuffix(".localhost") { throw Refusal(reason: "\(host) is loopback") }
+        let addresses: [IPAddress]
+        do {
+            addresses = try await resolver.addresses(of: host)
+        } catch {
+            throw Refusal(reason: "\(host) does not resolve: \(error)")
         }
         guard !addresses.isEmpty else { throw Refusal(reason: "\(host) resolves to no address") }
         for address in addresses {
             if let restriction = address.restriction {
-                throw Refusal(reason: "\(host) resolves to \(address), a \(restriction) address")
+                logger.debug("webhook host refused", metadata: ["host": "\(host)", "address": "\(address)", "restriction": "\(restriction)"])
+                throw Refusal(reason: "\(host) resolves to a non-public address (\(restriction.kind))")
             }
         }
     }

@@ -21,8 +21,28 @@ public final class WebhookSender: Service, Sendable {
     let notificationsURL: String?
     let logger: Logger
     let wake = WakeSignal()
-    /// Attempts posted and not yet recorded (at most `settings.concurrency`).
-    let attemptsInFlight = Mutex(0)
+    /// Attempts posted and not yet recorded: in all (at most `settings.concurrency`) and per
+    /// endpoint (at most ``perEndpointCap`` each).
+    let inFlight = Mutex(InFlight())
+
+    struct InFlight {
+        var total = 0
+        var byEndpoint: [UUID: Int] = [:]
+
+        mutating func start(_ endpoint: UUID) {
+            total += 1
+            byEndpoint[endpoint, default: 0] += 1
+        }
+
+        mutating func finish(_ endpoint: UUID) {
+            total -= 1
+            let left = (byEndpoint[endpoint] ?? 1) - 1
+            byEndpoint[endpoint] = left > 0 ? left : nil
+        }
+    }
+
+    /// `WEBHOOK_CONCURRENCY_PER_ENDPOINT`, never above `WEBHOOK_CONCURRENCY`.
+    var perEndpointCap: Int { max(1, min(settings.concurrencyPerEndpoint, settings.concurrency)) }
 
     /// A sender over `queue`; `notificationsURL` is the database to LISTEN on (nil: poll only).
     public init(queue: WebhookDeliveryQueue, box: WebhookSecretBox, urlGuard: WebhookURLGuard, transport: any WebhookTransport,
@@ -56,19 +76,24 @@ public final class WebhookSender: Service, Sendable {
         try? await transport.shutdown()
     }
 
-    /// Keeps up to `concurrency` attempts in flight: a slot that frees claims the next due delivery
-    /// at once, so one slow receiver or one slow post holds only its own slot, not a whole batch
-    /// (claiming in batches and waiting for each batch's slowest post capped a backlog's drain at a
-    /// few dozen posts a second).
+    /// Keeps up to `concurrency` attempts in flight, at most `concurrencyPerEndpoint` of them to
+    /// any one endpoint: a slot that frees claims the next due delivery at once, so one slow
+    /// receiver or one slow post holds only its own slot, not a whole batch (claiming in batches
+    /// and waiting for each batch's slowest post capped a backlog's drain at a few dozen posts a
+    /// second), and a receiver that hangs holds only its endpoint's few slots, never the others'
+    /// (one hanging endpoint once filled all 8, and a fast endpoint's events waited for its
+    /// timeouts: security issue 41, item 6).
     func sendUntilCancelled() async {
         await withDiscardingTaskGroup { attempts in
             var failing = false
             while !Task.isCancelled {
-                let free = settings.concurrency - attemptsInFlight.withLock { $0 }
+                let (busy, byEndpoint) = inFlight.withLock { ($0.total, $0.byEndpoint) }
+                let free = settings.concurrency - busy
                 var claimed: [ClaimedWebhookDelivery] = []
                 if free > 0 {
                     do {
-                        claimed = try await queue.claim(limit: free, lease: settings.timeout + .seconds(30))
+                        claimed = try await queue.claim(limit: free, perEndpoint: perEndpointCap, inFlight: byEndpoint,
+                                                        lease: settings.timeout + .seconds(30))
                         if failing { logger.notice("webhook outbox reachable again") }
                         failing = false
                     } catch {
@@ -77,17 +102,17 @@ public final class WebhookSender: Service, Sendable {
                     }
                 }
                 for delivery in claimed {
-                    attemptsInFlight.withLock { $0 += 1 }
+                    inFlight.withLock { $0.start(delivery.endpointID) }
                     attempts.addTask {
                         await self.attempt(delivery)
-                        self.attemptsInFlight.withLock { $0 -= 1 }
+                        self.inFlight.withLock { $0.finish(delivery.endpointID) }
                         self.wake.raise()  // a slot is free: claim again
                     }
                 }
                 // Every free slot filled: claim again at once (the next round finds none free and waits).
                 if !claimed.isEmpty && claimed.count == free { continue }
-                // Nothing more due, or the outbox unreachable: until a slot frees, new work is
-                // committed (a notification), or the poll interval.
+                // Nothing more due (or only for endpoints at their cap), or the outbox unreachable:
+                // until a slot frees, new work is committed (a notification), or the poll interval.
                 await wake.wait(timeout: failing ? .seconds(1) : settings.pollInterval)
             }
         }
