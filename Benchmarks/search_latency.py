@@ -26,6 +26,12 @@ SEARCHES = {
     # Every proof's signer (api_load.py and the grown history sign as "Load Test").
     "q signer": "q=load%20test",
     "flag": "flag=no_location",
+    # Texts without three letters or digits in a row (issue 41): no trigram, so the start of the
+    # reference only; before, each rechecked every row of every band.
+    "q %%%": "q=%25%25%25",
+    "q ---": "q=---",
+    "q emoji": "q=%F0%9F%98%80%F0%9F%98%80%F0%9F%98%80",
+    "q e s": "q=e%20s",
 }
 
 

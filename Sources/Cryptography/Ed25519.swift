@@ -150,7 +150,7 @@ public struct Ed25519PublicKey: Sendable, Equatable {
         guard bytes.count == 32 else {
             throw CryptographyError(operation: "Ed25519 public key", message: "a public key is 32 bytes, not \(bytes.count)")
         }
-        try Ed25519PointCheck.check(bytes, "Ed25519 public key")
+        try Ed25519CheckedKeys.check(bytes, "Ed25519 public key")
         _ = try Self.evpKey(bytes)
         self.rawRepresentation = bytes
     }

@@ -144,6 +144,15 @@ struct Ed25519StrictTests {
         for vector in RFC8032Vector.all { #expect(Self.refusal(vector.publicKey) == nil, "\(vector.name)") }
     }
 
+    @Test("a key checked once is remembered only when it passed: a refused key is refused every time")
+    func checkedKeysRememberOnlyPasses() throws {
+        for _ in 0..<3 {
+            for hex in Self.smallOrder + Self.nonCanonicalSmallOrder { #expect(Self.refusal(hex) != nil, "\(hex)") }
+        }
+        let key = try Ed25519PrivateKey.generate().publicKey.rawRepresentation
+        for _ in 0..<3 { #expect(try Ed25519PublicKey(rawRepresentation: key).rawRepresentation == key) }
+    }
+
     /// `scalar` + L, little-endian, in 32 bytes (for an S below L this fits: S + L < 2^254).
     static func addingGroupOrder(to scalar: [UInt8]) -> [UInt8] {
         var sum = [UInt8](repeating: 0, count: 32)
