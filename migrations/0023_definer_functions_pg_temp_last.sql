@@ -1,5 +1,5 @@
--- 0023: SECURITY DEFINER functions that no object of the caller's can reach, and that take no
--- actor or time the service could not have given.
+-- 0023: SECURITY DEFINER functions that no object of the caller's can reach, and that find the
+-- caller themselves.
 --
 -- A function's `SET search_path = pg_catalog, public` leaves out pg_temp, and PostgreSQL then
 -- searches the caller's temporary schema FIRST for tables and views (functions and operators are
@@ -13,43 +13,17 @@
 -- ProofStoreTests.DefinerFunctionTests reads pg_proc and fails on any definer function without
 -- that search_path or with a relation named without its schema.
 --
--- The functions that change evidence on a caller's behalf also check what they are handed:
---   * the acting key (`p_closed_by`, `p_by`) must be a key that exists, is not revoked, and whose
---     role may do the change (dispatcher or admin), so that a runtime role cannot attribute a
---     cancellation or an approval to a courier, an auditor, a revoked key or an id that is no key;
---   * a closing time must be within five minutes of the database's clock (statement_timestamp()),
---     so that a cancellation cannot be backdated (the service passes its own clock's time).
--- What the runtime role can still do (name another live admin or dispatcher key) is found by
--- `verify --database` when no audit event records the change (closure_without_event).
-
-CREATE OR REPLACE FUNCTION countersign_close_delivery(p_reference text, p_status text, p_reason text, p_closed_by uuid,
-                                                      p_closed_at timestamptz)
-RETURNS TABLE (id uuid, closed_at timestamptz)
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
-BEGIN
-    IF p_status NOT IN ('failed', 'cancelled') THEN
-        RAISE EXCEPTION 'a delivery is closed as failed or cancelled, not %', p_status
-            USING ERRCODE = 'check_violation', CONSTRAINT = 'delivery_transition';
-    END IF;
-    IF p_reason IS NULL OR length(p_reason) NOT BETWEEN 1 AND 500 THEN
-        RAISE EXCEPTION 'a closing reason is 1 to 500 characters' USING ERRCODE = 'check_violation';
-    END IF;
-    IF p_closed_at IS NULL OR abs(extract(epoch FROM p_closed_at - statement_timestamp())) > 300 THEN
-        RAISE EXCEPTION 'a delivery is closed now, not at % (the database clock reads %)', p_closed_at, statement_timestamp()
-            USING ERRCODE = 'check_violation', CONSTRAINT = 'closing_time_now';
-    END IF;
-    IF NOT EXISTS (SELECT 1 FROM public.api_keys k
-                   WHERE k.id = p_closed_by AND k.revoked_at IS NULL AND k.role IN ('dispatcher', 'admin')) THEN
-        RAISE EXCEPTION 'key % may not close deliveries: it is no live dispatcher or admin key', p_closed_by
-            USING ERRCODE = 'check_violation', CONSTRAINT = 'closing_key_allowed';
-    END IF;
-    RETURN QUERY
-        UPDATE public.deliveries d SET status = p_status, closed_at = p_closed_at, close_reason = p_reason,
-            closed_by = p_closed_by, updated_at = p_closed_at
-        WHERE d.reference = p_reference
-        RETURNING d.id, d.closed_at;
-END;
-$$;
+-- The functions that change evidence on a caller's behalf (closing a delivery, approving and
+-- revoking a device key) took the acting key's id from the runtime role: a runtime role (a leaked
+-- DATABASE_URL, an injection) could cancel any delivery or approve any device key in the name of
+-- any key, at any time. They now take the caller's credential — the bearer token the request
+-- authenticated with — hash it as api_keys stores it (SHA-256 of its UTF-8 bytes) and act as the
+-- key it belongs to, if that key is live and a dispatcher's or an admin's. The runtime role can
+-- read the tokens' digests, never the tokens: without such a token it can close no delivery and
+-- change no device key. A closing time must also lie within five minutes of the database's clock
+-- (statement_timestamp()): no backdating. The functions that took an id are dropped, grants and
+-- all: a replica still on the previous build fails its cancels and approvals until upgraded,
+-- rather than keeping the door open.
 
 CREATE OR REPLACE FUNCTION countersign_guard_attempt() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
@@ -86,43 +60,85 @@ BEGIN
 END;
 $$;
 
-CREATE OR REPLACE FUNCTION countersign_approve_device_key(p_id uuid, p_by uuid) RETURNS text
+CREATE FUNCTION countersign_close_delivery(p_reference text, p_status text, p_reason text, p_credential text,
+                                           p_closed_at timestamptz)
+RETURNS TABLE (id uuid, closed_at timestamptz, closed_by uuid)
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+DECLARE
+    acting uuid;
+BEGIN
+    IF p_status NOT IN ('failed', 'cancelled') THEN
+        RAISE EXCEPTION 'a delivery is closed as failed or cancelled, not %', p_status
+            USING ERRCODE = 'check_violation', CONSTRAINT = 'delivery_transition';
+    END IF;
+    IF p_reason IS NULL OR length(p_reason) NOT BETWEEN 1 AND 500 THEN
+        RAISE EXCEPTION 'a closing reason is 1 to 500 characters' USING ERRCODE = 'check_violation';
+    END IF;
+    IF p_closed_at IS NULL OR abs(extract(epoch FROM p_closed_at - statement_timestamp())) > 300 THEN
+        RAISE EXCEPTION 'a delivery is closed now, not at % (the database clock reads %)', p_closed_at, statement_timestamp()
+            USING ERRCODE = 'check_violation', CONSTRAINT = 'closing_time_now';
+    END IF;
+    SELECT k.id INTO acting FROM public.api_keys k
+    WHERE k.token_sha256 = sha256(convert_to(p_credential, 'UTF8')) AND k.revoked_at IS NULL AND k.role IN ('dispatcher', 'admin');
+    IF acting IS NULL THEN
+        RAISE EXCEPTION 'the credential is no live dispatcher or admin key: it may not close deliveries'
+            USING ERRCODE = 'check_violation', CONSTRAINT = 'closing_key_allowed';
+    END IF;
+    RETURN QUERY
+        UPDATE public.deliveries d SET status = p_status, closed_at = p_closed_at, close_reason = p_reason,
+            closed_by = acting, updated_at = p_closed_at
+        WHERE d.reference = p_reference
+        RETURNING d.id, d.closed_at, d.closed_by;
+END;
+$$;
+REVOKE EXECUTE ON FUNCTION countersign_close_delivery(text, text, text, text, timestamptz) FROM PUBLIC;
+DROP FUNCTION countersign_close_delivery(text, text, text, uuid, timestamptz);
+
+CREATE FUNCTION countersign_approve_device_key(p_id uuid, p_credential text) RETURNS text
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
+    acting uuid;
     current text;
 BEGIN
-    IF NOT EXISTS (SELECT 1 FROM public.api_keys a
-                   WHERE a.id = p_by AND a.revoked_at IS NULL AND a.role IN ('dispatcher', 'admin')) THEN
-        RAISE EXCEPTION 'key % may not approve device keys: it is no live dispatcher or admin key', p_by
+    SELECT a.id INTO acting FROM public.api_keys a
+    WHERE a.token_sha256 = sha256(convert_to(p_credential, 'UTF8')) AND a.revoked_at IS NULL AND a.role IN ('dispatcher', 'admin');
+    IF acting IS NULL THEN
+        RAISE EXCEPTION 'the credential is no live dispatcher or admin key: it may not approve device keys'
             USING ERRCODE = 'check_violation', CONSTRAINT = 'device_key_actor_allowed';
     END IF;
     SELECT k.status INTO current FROM public.device_keys k WHERE k.id = p_id FOR UPDATE;
     IF current IS NULL OR current <> 'registered' THEN
         RETURN current;
     END IF;
-    UPDATE public.device_keys SET status = 'approved', approved_by = p_by, approved_at = now() WHERE id = p_id;
+    UPDATE public.device_keys SET status = 'approved', approved_by = acting, approved_at = now() WHERE id = p_id;
     RETURN 'approved_now';
 END;
 $$;
+REVOKE EXECUTE ON FUNCTION countersign_approve_device_key(uuid, text) FROM PUBLIC;
+DROP FUNCTION countersign_approve_device_key(uuid, uuid);
 
-CREATE OR REPLACE FUNCTION countersign_revoke_device_key(p_id uuid, p_by uuid) RETURNS text
+CREATE FUNCTION countersign_revoke_device_key(p_id uuid, p_credential text) RETURNS text
 LANGUAGE plpgsql VOLATILE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
+    acting uuid;
     current text;
 BEGIN
-    IF NOT EXISTS (SELECT 1 FROM public.api_keys a
-                   WHERE a.id = p_by AND a.revoked_at IS NULL AND a.role IN ('dispatcher', 'admin')) THEN
-        RAISE EXCEPTION 'key % may not revoke device keys: it is no live dispatcher or admin key', p_by
+    SELECT a.id INTO acting FROM public.api_keys a
+    WHERE a.token_sha256 = sha256(convert_to(p_credential, 'UTF8')) AND a.revoked_at IS NULL AND a.role IN ('dispatcher', 'admin');
+    IF acting IS NULL THEN
+        RAISE EXCEPTION 'the credential is no live dispatcher or admin key: it may not revoke device keys'
             USING ERRCODE = 'check_violation', CONSTRAINT = 'device_key_actor_allowed';
     END IF;
     SELECT k.status INTO current FROM public.device_keys k WHERE k.id = p_id FOR UPDATE;
     IF current IS NULL OR current = 'revoked' THEN
         RETURN current;
     END IF;
-    UPDATE public.device_keys SET status = 'revoked', revoked_by = p_by, revoked_at = now() WHERE id = p_id;
+    UPDATE public.device_keys SET status = 'revoked', revoked_by = acting, revoked_at = now() WHERE id = p_id;
     RETURN 'revoked_now';
 END;
 $$;
+REVOKE EXECUTE ON FUNCTION countersign_revoke_device_key(uuid, text) FROM PUBLIC;
+DROP FUNCTION countersign_revoke_device_key(uuid, uuid);
 
 -- The definer functions whose relations were already schema-qualified: only the search_path.
 ALTER FUNCTION countersign_revoke_api_key(uuid) SET search_path = pg_catalog, public, pg_temp;

@@ -10,10 +10,10 @@ import TestSupport
        .enabled(if: ScratchDatabase.isAvailable && ScratchDatabase.baseOwnerURL != ScratchDatabase.baseURL,
                 "needs `make test` (TEST_DATABASE_URL as the runtime role, TEST_DATABASE_OWNER_URL)"))
 struct SilentChangeCLITests {
-    /// Each change as the runtime role (`%KEY%`: a live dispatcher key), with the kind and subject verify must name.
+    /// Each change as the runtime role (`%TOKEN%`: a live dispatcher key's token), with the kind and subject verify must name.
     static let cases: [(name: String, sql: String, kind: String, subject: String)] = [
         ("a cancellation through the definer function, with no event",
-         "SELECT * FROM countersign_close_delivery('SILENT-1', 'cancelled', 'x', '%KEY%'::uuid, now())",
+         "SELECT * FROM countersign_close_delivery('SILENT-1', 'cancelled', 'x', '%TOKEN%', now())",
          "closure_without_event", "delivery:SILENT-1"),
         ("a delivery marked delivered with no proof",
          "UPDATE deliveries SET status = 'delivered', delivered_at = now(), updated_at = now() WHERE reference = 'SILENT-1'",
@@ -29,13 +29,13 @@ struct SilentChangeCLITests {
         try await KeyCustodyTests.withFolderAndDatabase(prefix: "silent") { folder, scratch in
             let runtime = scratch.client(poolSize: 1)
             do {
-                let (key, _) = try await APIKeyRepository(database: runtime).create(name: "dispatch", role: .dispatcher)
+                let (key, token) = try await APIKeyRepository(database: runtime).create(name: "dispatch", role: .dispatcher)
                 _ = try await DeliveryRepository(database: runtime).create(
                     NewDelivery(reference: "SILENT-1", recipientName: "R", address: "A", destination: nil), by: key.actor)
                 let before = try await KeyCustodyTests.run(["verify", "--database", "--database-url", scratch.url, "--trust-embedded-key"],
                                                            in: folder)
                 #expect(before.status == 0, "\(before.output)\(before.errors)")
-                let sql = change.sql.replacingOccurrences(of: "%KEY%", with: key.id.uuidString.lowercased())
+                let sql = change.sql.replacingOccurrences(of: "%TOKEN%", with: token)
                 try await runtime.query("\(unescaped: sql)")
                 let after = try await KeyCustodyTests.run(["verify", "--database", "--database-url", scratch.url, "--trust-embedded-key"],
                                                           in: folder)

@@ -109,11 +109,11 @@ struct DefinerFunctionTests {
             }
             // One connection: temporary objects live in their session.
             try await PostgresClient.withClient(.forTests(url: scratch.url, poolSize: 1)) { attacker in
-                let (key, _) = try await APIKeyRepository(database: attacker).create(name: "dispatch", role: .dispatcher)
+                let (_, token) = try await APIKeyRepository(database: attacker).create(name: "dispatch", role: .dispatcher)
                 try await attacker.query("INSERT INTO deliveries (reference, recipient_name, address) VALUES ('DECOY', 'R', 'A')")
                 for statement in Self.attack { try await attacker.query("\(unescaped: statement)") }
                 let closed = try await attacker.query("""
-                    SELECT * FROM countersign_close_delivery('DECOY', 'cancelled', 'x', \(key.actor.keyID), now())
+                    SELECT * FROM countersign_close_delivery('DECOY', 'cancelled', 'x', \(token)::text, now())
                     """)
                 #expect(closed.rowCount == 1, "the real delivery DECOY is closed, not the temporary one")
                 #expect(try await Self.markerExists(attacker) == false, "the temporary table's trigger ran as the owner")
@@ -123,32 +123,37 @@ struct DefinerFunctionTests {
         }
     }
 
-    @Test("countersign_close_delivery refuses a closing time away from the database's clock, and a key that may not close")
-    func closingChecksTimeAndActor() async throws {
+    @Test("countersign_close_delivery acts as the key whose token it is given, never an id, and refuses a time away from the database's clock")
+    func closingFindsTheCaller() async throws {
         try await ScratchDatabase.with(prefix: "definer_close") { _, runtime in
             let keys = APIKeyRepository(database: runtime)
-            let (dispatcher, _) = try await keys.create(name: "dispatch", role: .dispatcher)
-            let (courier, _) = try await keys.create(name: "courier", role: .courier)
-            let (auditor, _) = try await keys.create(name: "auditor", role: .auditor)
-            let (revoked, _) = try await keys.create(name: "gone", role: .admin)
-            _ = try await keys.revoke(id: revoked.actor.keyID)
+            let (dispatcher, dispatcherToken) = try await keys.create(name: "dispatch", role: .dispatcher)
+            let (_, courierToken) = try await keys.create(name: "courier", role: .courier)
+            let (_, auditorToken) = try await keys.create(name: "auditor", role: .auditor)
+            let (admin, revokedToken) = try await keys.create(name: "gone", role: .admin)
+            _ = try await keys.revoke(id: admin.actor.keyID)
             try await runtime.query("INSERT INTO deliveries (reference, recipient_name, address) VALUES ('C-1', 'R', 'A')")
-            func close(by key: UUID, at time: String) async throws {
+            func close(with credential: String?, at time: String) async throws {
                 try await runtime.query("""
-                    SELECT * FROM countersign_close_delivery('C-1', 'cancelled', 'x', \(key), \(unescaped: time))
+                    SELECT * FROM countersign_close_delivery('C-1', 'cancelled', 'x', \(credential)::text, \(unescaped: time))
                     """)
             }
-            let refusals: [(String, UUID, String, String)] = [
-                ("backdated to 1999", dispatcher.actor.keyID, "'1999-01-01T00:00:00Z'::timestamptz", "closing_time_now"),
-                ("an hour ahead", dispatcher.actor.keyID, "now() + interval '1 hour'", "closing_time_now"),
-                ("by a courier", courier.actor.keyID, "now()", "closing_key_allowed"),
-                ("by an auditor", auditor.actor.keyID, "now()", "closing_key_allowed"),
-                ("by a revoked admin", revoked.actor.keyID, "now()", "closing_key_allowed"),
-                ("by an id that is no key", UUID(), "now()", "closing_key_allowed"),
+            // What the runtime role can read of a key (its id and its token's digest) is no credential.
+            let digest = try await runtime.query("SELECT encode(token_sha256, 'hex') AS d FROM api_keys WHERE id = \(dispatcher.actor.keyID)")
+                .decode(String.self, row: 0, column: "d")
+            let refusals: [(String, String?, String, String)] = [
+                ("backdated to 1999", dispatcherToken, "'1999-01-01T00:00:00Z'::timestamptz", "closing_time_now"),
+                ("an hour ahead", dispatcherToken, "now() + interval '1 hour'", "closing_time_now"),
+                ("by a courier", courierToken, "now()", "closing_key_allowed"),
+                ("by an auditor", auditorToken, "now()", "closing_key_allowed"),
+                ("by a revoked admin", revokedToken, "now()", "closing_key_allowed"),
+                ("by the dispatcher's id", dispatcher.actor.keyID.uuidString.lowercased(), "now()", "closing_key_allowed"),
+                ("by the dispatcher's token digest", digest, "now()", "closing_key_allowed"),
+                ("with no credential", nil, "now()", "closing_key_allowed"),
             ]
             for (what, key, time, constraint) in refusals {
                 do {
-                    try await close(by: key, at: time)
+                    try await close(with: key, at: time)
                     Issue.record("closing \(what) was allowed")
                 } catch let error as PostgresError {
                     #expect(error.sqlState == "23514" && error.constraint == constraint, "\(what): \(error)")
@@ -156,34 +161,39 @@ struct DefinerFunctionTests {
             }
             let status = try await runtime.query("SELECT status FROM deliveries WHERE reference = 'C-1'").decode(String.self, row: 0, column: "status")
             #expect(status == "pending")
-            try await close(by: dispatcher.actor.keyID, at: "now() - interval '1 minute'")
-            let closed = try await runtime.query("SELECT status FROM deliveries WHERE reference = 'C-1'").decode(String.self, row: 0, column: "status")
-            #expect(closed == "cancelled")
+            try await close(with: dispatcherToken, at: "now() - interval '1 minute'")
+            let closed = try await runtime.query("SELECT status, closed_by FROM deliveries WHERE reference = 'C-1'").rows[0]
+            #expect(try closed.decode(String.self, "status") == "cancelled")
+            #expect(try closed.decode(UUID.self, "closed_by") == dispatcher.actor.keyID, "the key the token belongs to")
         }
     }
 
-    @Test("device keys are approved and revoked only on behalf of a live dispatcher or admin key")
-    func deviceKeyChangesCheckTheActor() async throws {
+    @Test("device keys are approved and revoked only as the live dispatcher or admin key whose token is given")
+    func deviceKeyChangesFindTheCaller() async throws {
         try await ScratchDatabase.with(prefix: "definer_device") { _, runtime in
             let keys = APIKeyRepository(database: runtime)
-            let (courier, _) = try await keys.create(name: "courier", role: .courier)
-            let (admin, _) = try await keys.create(name: "admin", role: .admin)
+            let (courier, courierToken) = try await keys.create(name: "courier", role: .courier)
+            let (admin, adminToken) = try await keys.create(name: "admin", role: .admin)
             let device = UUID()
             try await runtime.query("""
                 INSERT INTO device_keys (id, public_key, label, registered_by)
                 VALUES (\(device), decode(repeat('ab', 32), 'hex'), 'phone', \(courier.actor.keyID))
                 """)
-            for (function, actor) in [("countersign_approve_device_key", courier.actor.keyID), ("countersign_revoke_device_key", UUID())] {
+            for (function, actor) in [("countersign_approve_device_key", courierToken),
+                                      ("countersign_approve_device_key", admin.actor.keyID.uuidString.lowercased()),
+                                      ("countersign_revoke_device_key", UUID().uuidString)] {
                 do {
-                    try await runtime.query("SELECT \(unescaped: function)(\(device), \(actor)) AS outcome")
+                    try await runtime.query("SELECT \(unescaped: function)(\(device), \(actor)::text) AS outcome")
                     Issue.record("\(function) by \(actor) was allowed")
                 } catch let error as PostgresError {
                     #expect(error.sqlState == "23514" && error.constraint == "device_key_actor_allowed", "\(function): \(error)")
                 }
             }
-            let outcome = try await runtime.query("SELECT countersign_approve_device_key(\(device), \(admin.actor.keyID)) AS outcome")
+            let outcome = try await runtime.query("SELECT countersign_approve_device_key(\(device), \(adminToken)::text) AS outcome")
                 .decode(String.self, row: 0, column: "outcome")
             #expect(outcome == "approved_now")
+            let approvedBy = try await runtime.query("SELECT approved_by FROM device_keys WHERE id = \(device)").decode(UUID.self, row: 0, column: "approved_by")
+            #expect(approvedBy == admin.actor.keyID)
         }
     }
 }

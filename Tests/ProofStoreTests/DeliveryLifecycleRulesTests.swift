@@ -18,10 +18,17 @@ struct DeliveryLifecycleRulesTests {
             """)
     }
 
-    static func close(_ database: PostgresClient, _ reference: String, _ status: String, key: UUID) async throws -> PostgresResult {
+    /// Closes `reference` as the key whose token is `key.token` (the function finds the key: 0023).
+    static func close(_ database: PostgresClient, _ reference: String, _ status: String, key: DispatcherKey) async throws -> PostgresResult {
         try await database.query("""
-            SELECT * FROM countersign_close_delivery(\(reference)::text, \(status)::text, 'because'::text, \(key), now())
+            SELECT * FROM countersign_close_delivery(\(reference)::text, \(status)::text, 'because'::text, \(key.token)::text, now())
             """)
+    }
+
+    /// The dispatcher key of ``withDeliveries(_:)``: its id and its token.
+    struct DispatcherKey: Sendable {
+        let id: UUID
+        let token: String
     }
 
     /// Expects `body` to fail as an illegal transition: SQLSTATE 23514 on `delivery_transition`.
@@ -51,24 +58,24 @@ struct DeliveryLifecycleRulesTests {
         }
     }
 
-    static func withDeliveries(_ body: (PostgresClient, UUID, ScratchDatabase) async throws -> Void) async throws {
+    static func withDeliveries(_ body: (PostgresClient, DispatcherKey, ScratchDatabase) async throws -> Void) async throws {
         try await ScratchDatabase.with(prefix: "lifecycle") { scratch, database in
-            let (key, _) = try await APIKeyRepository(database: database).create(name: "dispatch", role: .dispatcher)
+            let (key, token) = try await APIKeyRepository(database: database).create(name: "dispatch", role: .dispatcher)
             for reference in ["P-1", "D-1", "C-1", "F-1"] {
                 try await database.query("""
                     INSERT INTO deliveries (reference, recipient_name, address) VALUES (\(reference)::text, 'R', 'A')
                     """)
             }
             try await database.query("UPDATE deliveries SET status = 'delivered', delivered_at = now() WHERE reference = 'D-1'")
-            try await body(database, key.actor.keyID, scratch)
+            try await body(database, DispatcherKey(id: key.actor.keyID, token: token), scratch)
         }
     }
 
     @Test("pending takes attempts and closes once; closed and delivered deliveries refuse every transition")
     func transitions() async throws {
         try await Self.withDeliveries { database, key, scratch in
-            try await Self.insertAttempt(database, "P-1", key: key)
-            try await Self.insertAttempt(database, "P-1", key: key)
+            try await Self.insertAttempt(database, "P-1", key: key.id)
+            try await Self.insertAttempt(database, "P-1", key: key.id)
             #expect(try await Self.close(database, "C-1", "cancelled", key: key).rowCount == 1)
             #expect(try await Self.close(database, "F-1", "failed", key: key).rowCount == 1)
             #expect(try await Self.close(database, "NOPE", "cancelled", key: key).rowCount == 0)
@@ -87,7 +94,7 @@ struct DeliveryLifecycleRulesTests {
             try await Self.expectClosingColumnsRefused("cancel a delivered delivery by UPDATE", scratch: scratch, database: database,
                 "UPDATE deliveries SET status = 'cancelled', closed_at = now(), close_reason = 'x', delivered_at = NULL WHERE reference = 'D-1'")
             for reference in ["D-1", "C-1", "F-1"] {
-                await Self.expectTransitionRefused("attempt on \(reference)") { try await Self.insertAttempt(database, reference, key: key) }
+                await Self.expectTransitionRefused("attempt on \(reference)") { try await Self.insertAttempt(database, reference, key: key.id) }
             }
             let statuses = try await database.query("SELECT reference::text, status::text FROM deliveries ORDER BY reference").rows
                 .map { try $0.decode((String, String).self) }
@@ -115,7 +122,7 @@ struct DeliveryLifecycleRulesTests {
     ])
     func appendOnly(_ sql: String) async throws {
         try await Self.withDeliveries { database, key, scratch in
-            try await Self.insertAttempt(database, "P-1", key: key)
+            try await Self.insertAttempt(database, "P-1", key: key.id)
             do {
                 try await database.query(sql, [])
                 Issue.record("\(sql) was allowed")
@@ -131,12 +138,12 @@ struct DeliveryLifecycleRulesTests {
         try await Self.withDeliveries { database, key, scratch in
             let attempt = try await database.withTransaction { session in
                 _ = try await session.query("""
-                    SELECT * FROM countersign_close_delivery('P-1'::text, 'cancelled'::text, 'because'::text, \(key), now())
+                    SELECT * FROM countersign_close_delivery('P-1'::text, 'cancelled'::text, 'because'::text, \(key.token)::text, now())
                     """)
                 // While the cancel is uncommitted, an attempt from another connection blocks on the
                 // delivery row (seen in pg_stat_activity, not guessed from time); it is judged once
                 // the cancel commits, when this body returns.
-                let attempt = Task { try await Self.insertAttempt(database, "P-1", key: key) }
+                let attempt = Task { try await Self.insertAttempt(database, "P-1", key: key.id) }
                 while try await database.query("""
                     SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'
                     """).decode(Int.self, row: 0, column: 0) == 0 {

@@ -11,6 +11,8 @@ public struct AppRequestContext: RequestContext {
     public var requestID: String
     /// The authenticated caller, once the auth middleware has run.
     public var actor: Actor?
+    /// The token it authenticated with (for the database functions that act as its key).
+    public var credential: ActorCredential?
     /// Peer address, for the audit trail.
     public var clientAddress: String?
 
@@ -19,6 +21,7 @@ public struct AppRequestContext: RequestContext {
         self.coreContext = .init(source: source)
         self.requestID = ""
         self.actor = nil
+        self.credential = nil
         self.clientAddress = source.channel.remoteAddress?.ipAddress
     }
 
@@ -30,6 +33,6 @@ extension AppRequestContext {
     /// Who and what request an audit event records: the actor, request id, peer address and User-Agent.
     public func auditOrigin(_ request: Request) -> AuditOrigin {
         AuditOrigin(actor: actor, requestID: requestID.isEmpty ? nil : requestID, clientAddress: clientAddress,
-                    userAgent: request.headers[.userAgent])
+                    userAgent: request.headers[.userAgent], credential: credential)
     }
 }

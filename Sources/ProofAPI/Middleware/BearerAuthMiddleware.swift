@@ -52,6 +52,7 @@ public struct BearerAuthMiddleware: RouterMiddleware {
         }
         var context = context
         context.actor = actor
+        context.credential = token.map(ActorCredential.init)
         context.logger[metadataKey: "api_key"] = .string(actor.keyID.uuidString.lowercased())
         return try await next(request, context)
     }

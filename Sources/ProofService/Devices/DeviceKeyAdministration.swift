@@ -72,6 +72,8 @@ public struct DeviceKeyAdministration: Sendable {
             throw Self.notFound(id)
         } catch DeviceKeyError.revoked {
             throw ServiceError(.conflict, code: "device_key_revoked", detail: "Device key \(id.uuidString.lowercased()) is revoked: it cannot be approved again.")
+        } catch DeviceKeyError.actorRefused {
+            throw Self.actorRefused
         }
     }
 
@@ -81,6 +83,8 @@ public struct DeviceKeyAdministration: Sendable {
             return try await keys.revoke(id, origin: origin)
         } catch DeviceKeyError.notFound {
             throw Self.notFound(id)
+        } catch DeviceKeyError.actorRefused {
+            throw Self.actorRefused
         }
     }
 
@@ -94,6 +98,10 @@ public struct DeviceKeyAdministration: Sendable {
     public func list(actor: Actor, status: DeviceKey.Status?, limit: Int) async throws -> [DeviceKey] {
         try await keys.list(registeredBy: actor.role == .courier ? actor.keyID : nil, status: status, limit: limit)
     }
+
+    /// The database found no live dispatcher or admin key for the request's token (revoked since
+    /// the request was authenticated): the key may not change device keys.
+    static let actorRefused = ServiceError(.forbidden, code: "forbidden", detail: "This API key may not approve or revoke device keys any more.")
 
     static func notFound(_ id: UUID) -> ServiceError {
         ServiceError(.notFound, code: "device_key_not_found", detail: "No device key has the id \(id.uuidString.lowercased()).")

@@ -34,11 +34,11 @@ public struct DeliveryClosing: Sendable {
         let action: AuditAction = status == .cancelled ? .deliveryCancelled : .deliveryFailed
         do {
             try await lifecycle.transaction { session in
-                let deliveryID = try await LifecycleRepository.close(reference: reference, as: status, reason: reason, by: actor.keyID,
-                                                                     at: closedAt, in: session)
+                let (deliveryID, closedBy) = try await LifecycleRepository.close(reference: reference, as: status, reason: reason,
+                                                                                 credential: origin.credential, at: closedAt, in: session)
                 try await AuditLog.append(action, subject: "delivery:\(reference)",
                                           details: LifecycleRepository.closureDetails(reference: reference, deliveryID: deliveryID,
-                                                                                      status: status, reason: reason, by: actor.keyID,
+                                                                                      status: status, reason: reason, by: closedBy,
                                                                                       at: closedAt),
                                           origin: origin, in: session)
                 // In this transaction, so the event exists exactly when the change commits. Giving up
@@ -51,6 +51,11 @@ public struct DeliveryClosing: Sendable {
             throw ServiceError.deliveryNotFound(reference)
         } catch LifecycleError.invalidTransition(let message) {
             throw ServiceError.invalidTransition(reference, databaseSaid: message)
+        } catch LifecycleError.actorRefused {
+            throw ServiceError(.forbidden, code: "forbidden", detail: "Key \(actor.keyID.uuidString.lowercased()) may not close deliveries any more.")
+        } catch LifecycleError.clockSkew(let message) {
+            throw ServiceError(.unavailable, code: "clock_skew",
+                               detail: "The service's clock and the database's differ by more than five minutes (\(message)); retry once they agree.")
         }
         guard let closed = try await deliveries.findWithAttempts(reference: reference) else { throw ServiceError.deliveryNotFound(reference) }
         return closed

@@ -10,15 +10,19 @@ public struct AuditOrigin: Sendable, Equatable {
     public var clientAddress: String?
     /// The caller's User-Agent.
     public var userAgent: String?
+    /// What the caller authenticated with, for the database functions that find the acting key
+    /// themselves (migration 0023). Never recorded in the event.
+    public var credential: ActorCredential?
 
     /// Creates an origin.
     public init(actor: Actor?, fallbackRole: String? = nil, requestID: String? = nil, clientAddress: String? = nil,
-                userAgent: String? = nil) {
+                userAgent: String? = nil, credential: ActorCredential? = nil) {
         self.actor = actor
         self.fallbackRole = fallbackRole
         self.requestID = requestID
         self.clientAddress = clientAddress
         self.userAgent = userAgent
+        self.credential = credential
     }
 
     /// The command line (`countersign keys ...`).

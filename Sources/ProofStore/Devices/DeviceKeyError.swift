@@ -8,4 +8,6 @@ public enum DeviceKeyError: Error, Sendable, Equatable {
     case notFound(UUID)
     /// The key is revoked: it can be neither approved nor used again.
     case revoked(UUID)
+    /// The database found no live dispatcher or admin key for the caller's credential (migration 0023).
+    case actorRefused
 }

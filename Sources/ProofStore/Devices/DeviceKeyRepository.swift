@@ -55,8 +55,13 @@ public struct DeviceKeyRepository: Sendable {
     private func change(_ id: UUID, function: String, done: String, action: AuditAction, refuseRevoked: Bool,
                         origin: AuditOrigin) async throws -> DeviceKey {
         try await database.withTransaction(retryingStalePlans: true) { session in
-            let outcome = try await session.query("SELECT \(unescaped: function)(\(id), \(origin.actor?.keyID)::uuid) AS outcome")
-                .decode(String?.self, row: 0, column: "outcome")
+            let outcome: String?
+            do {
+                outcome = try await session.query("SELECT \(unescaped: function)(\(id), \(origin.credential?.token)::text) AS outcome")
+                    .decode(String?.self, row: 0, column: "outcome")
+            } catch let error as PostgresError where error.kind == .checkViolation && error.constraint == "device_key_actor_allowed" {
+                throw DeviceKeyError.actorRefused
+            }
             guard let outcome else { throw DeviceKeyError.notFound(id) }
             if refuseRevoked, outcome == DeviceKey.Status.revoked.rawValue { throw DeviceKeyError.revoked(id) }
             let key = try Self.key(try await session.query("SELECT \(unescaped: Self.columns) FROM device_keys WHERE id = \(id)").rows[0])

@@ -74,20 +74,23 @@ public struct LifecycleRepository: Sendable {
     }
 
     /// Closes the pending delivery `reference` as `status` (`failed` or `cancelled`) through the
-    /// SECURITY DEFINER function `countersign_close_delivery`; returns its id.
-    public static func close(reference: String, as status: DeliveryStatus, reason: String, by keyID: UUID, at closedAt: Date,
-                             in session: PostgresSession) async throws -> UUID {
+    /// SECURITY DEFINER function `countersign_close_delivery`, as the key `credential` belongs to
+    /// (the function finds it; migration 0023); returns the delivery's id and that key's.
+    public static func close(reference: String, as status: DeliveryStatus, reason: String, credential: ActorCredential?, at closedAt: Date,
+                             in session: PostgresSession) async throws -> (deliveryID: UUID, closedBy: UUID) {
         let closed: PostgresResult
         do {
             closed = try await session.query("""
-                SELECT id FROM countersign_close_delivery(\(reference)::text, \(status.rawValue)::text, \(reason)::text,
-                    \(keyID), \(closedAt))
+                SELECT id, closed_by FROM countersign_close_delivery(\(reference)::text, \(status.rawValue)::text, \(reason)::text,
+                    \(credential?.token)::text, \(closedAt))
                 """)
         } catch let error as PostgresError {
+            if error.kind == .checkViolation, error.constraint == "closing_key_allowed" { throw LifecycleError.actorRefused(error.message) }
+            if error.kind == .checkViolation, error.constraint == "closing_time_now" { throw LifecycleError.clockSkew(error.message) }
             throw transitionError(error) ?? error
         }
         guard let row = closed.first else { throw LifecycleError.deliveryNotFound }
-        return try row.decode(UUID.self, "id")
+        return (try row.decode(UUID.self, "id"), try row.decode(UUID.self, "closed_by"))
     }
 
     /// The details of a `delivery_failed` / `delivery_cancelled` event: the delivery's id and the

@@ -57,10 +57,10 @@ public enum RuntimeRolePrivileges {
         .function("countersign_revoke_api_key(uuid)", why: "`keys revoke`"),
         .function("countersign_release_idempotency(uuid,text)", why: "a failed request releases its in-flight claim"),
         .function("countersign_maintain_partitions(text,integer)", why: "serving replicas create next months' partitions daily"),
-        .function("countersign_close_delivery(text,text,text,uuid,timestamp with time zone)",
-                  why: "cancel and fail (0014): the only way the service sets a delivery's closing columns"),
-        .function("countersign_approve_device_key(uuid,uuid)", why: "an admin or dispatcher approves a registered device key (0017)"),
-        .function("countersign_revoke_device_key(uuid,uuid)", why: "an admin or dispatcher revokes a device key, for good (0017)"),
+        .function("countersign_close_delivery(text,text,text,text,timestamp with time zone)",
+                  why: "cancel and fail (0014, 0023): the only way the service sets a delivery's closing columns, as the key whose token it is given"),
+        .function("countersign_approve_device_key(uuid,text)", why: "an admin or dispatcher approves a registered device key (0017), found by its token (0023)"),
+        .function("countersign_revoke_device_key(uuid,text)", why: "an admin or dispatcher revokes a device key, for good (0017), found by its token (0023)"),
         .function("countersign_uuid_v7()", why: "deliveries.id's default (0020): creating a delivery runs it as the inserting role"),
         // Functions only the owner's objects use: triggers fire whoever writes, and the general
         // partition function may create partitions of any table for any month.
