@@ -7,7 +7,9 @@
 #
 #   Benchmarks/hostile_search.sh BINARY [N] [REQUESTS]      (defaults 1000000 and 200)
 #
-# Leaves nothing behind: the cluster's folder is removed at the end.
+# PEER_BINARY=… serves the same rows too, in alternating rounds (ROUNDS, default 2): the comparison
+# in one run (a build from before issue 41 shows what these texts cost then). Leaves nothing
+# behind: the cluster's folder is removed at the end.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 binary="$1"
@@ -35,9 +37,17 @@ psql -q "$($PG owner-url countersign_hostile)" -c "
 echo "hostile_search: $count deliveries in $(( $(date +%s) - started )) s" >&2
 url="$($PG url countersign_hostile)"
 token="$(DATABASE_URL="$url" "$binary" keys create --name bench --role auditor | grep -o 'cs_[A-Za-z0-9_-]*' | head -1)"
-DATABASE_URL="$url" PORT="$port" CHECKPOINT_KEY_GENERATE=true DATA_DIR="$COUNTERSIGN_PG_DIR/data" RATE_LIMIT_PER_SECOND=0 \
-    LOG_LEVEL=error "$binary" serve >/dev/null 2>&1 &
-server=$!
-for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break; sleep 0.2; done
-python3 Benchmarks/search_latency.py --url "http://127.0.0.1:$port" --token "$token" --requests "$requests" \
-    --only "q %%%,q ---,q emoji,q e s,q common"
+measure() {
+    DATABASE_URL="$url" PORT="$port" CHECKPOINT_KEY_GENERATE=true DATA_DIR="$COUNTERSIGN_PG_DIR/data" RATE_LIMIT_PER_SECOND=0 \
+        LOG_LEVEL=error "$1" serve >/dev/null 2>&1 &
+    server=$!
+    for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break; sleep 0.2; done
+    echo "== $1 ($("$1" --version 2>/dev/null || echo build))"
+    python3 Benchmarks/search_latency.py --url "http://127.0.0.1:$port" --token "$token" --requests "$requests" \
+        --only "q %%%,q ---,q emoji,q e s,q common"
+    kill "$server"; wait "$server" 2>/dev/null || true; server=""
+}
+for _ in $(seq 1 "${ROUNDS:-2}"); do
+    measure "$binary"
+    if [ -n "${PEER_BINARY:-}" ]; then measure "$PEER_BINARY"; fi
+done

@@ -60,6 +60,25 @@ BEGIN
 END;
 $$;
 
+-- The live dispatcher or admin key whose bearer token is `p_credential` (api_keys stores the
+-- SHA-256 of its UTF-8 bytes), or an exception under `refusal` naming what it may not do. Called
+-- only from the definer functions below, so it runs as their owner; not callable by the runtime role.
+CREATE FUNCTION countersign_acting_key(p_credential text, p_may_not text, p_refusal text) RETURNS uuid
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, public, pg_temp AS $$
+DECLARE
+    acting uuid;
+BEGIN
+    SELECT k.id INTO acting FROM public.api_keys k
+    WHERE k.token_sha256 = sha256(convert_to(p_credential, 'UTF8')) AND k.revoked_at IS NULL AND k.role IN ('dispatcher', 'admin');
+    IF acting IS NULL THEN
+        RAISE EXCEPTION 'the credential is no live dispatcher or admin key: it may not %', p_may_not
+            USING ERRCODE = 'check_violation', CONSTRAINT = p_refusal;
+    END IF;
+    RETURN acting;
+END;
+$$;
+REVOKE EXECUTE ON FUNCTION countersign_acting_key(text, text, text) FROM PUBLIC;
+
 CREATE FUNCTION countersign_close_delivery(p_reference text, p_status text, p_reason text, p_credential text,
                                            p_closed_at timestamptz)
 RETURNS TABLE (id uuid, closed_at timestamptz, closed_by uuid)
@@ -78,12 +97,7 @@ BEGIN
         RAISE EXCEPTION 'a delivery is closed now, not at % (the database clock reads %)', p_closed_at, statement_timestamp()
             USING ERRCODE = 'check_violation', CONSTRAINT = 'closing_time_now';
     END IF;
-    SELECT k.id INTO acting FROM public.api_keys k
-    WHERE k.token_sha256 = sha256(convert_to(p_credential, 'UTF8')) AND k.revoked_at IS NULL AND k.role IN ('dispatcher', 'admin');
-    IF acting IS NULL THEN
-        RAISE EXCEPTION 'the credential is no live dispatcher or admin key: it may not close deliveries'
-            USING ERRCODE = 'check_violation', CONSTRAINT = 'closing_key_allowed';
-    END IF;
+    acting := public.countersign_acting_key(p_credential, 'close deliveries', 'closing_key_allowed');
     RETURN QUERY
         UPDATE public.deliveries d SET status = p_status, closed_at = p_closed_at, close_reason = p_reason,
             closed_by = acting, updated_at = p_closed_at
@@ -100,12 +114,7 @@ DECLARE
     acting uuid;
     current text;
 BEGIN
-    SELECT a.id INTO acting FROM public.api_keys a
-    WHERE a.token_sha256 = sha256(convert_to(p_credential, 'UTF8')) AND a.revoked_at IS NULL AND a.role IN ('dispatcher', 'admin');
-    IF acting IS NULL THEN
-        RAISE EXCEPTION 'the credential is no live dispatcher or admin key: it may not approve device keys'
-            USING ERRCODE = 'check_violation', CONSTRAINT = 'device_key_actor_allowed';
-    END IF;
+    acting := public.countersign_acting_key(p_credential, 'approve device keys', 'device_key_actor_allowed');
     SELECT k.status INTO current FROM public.device_keys k WHERE k.id = p_id FOR UPDATE;
     IF current IS NULL OR current <> 'registered' THEN
         RETURN current;
@@ -123,12 +132,7 @@ DECLARE
     acting uuid;
     current text;
 BEGIN
-    SELECT a.id INTO acting FROM public.api_keys a
-    WHERE a.token_sha256 = sha256(convert_to(p_credential, 'UTF8')) AND a.revoked_at IS NULL AND a.role IN ('dispatcher', 'admin');
-    IF acting IS NULL THEN
-        RAISE EXCEPTION 'the credential is no live dispatcher or admin key: it may not revoke device keys'
-            USING ERRCODE = 'check_violation', CONSTRAINT = 'device_key_actor_allowed';
-    END IF;
+    acting := public.countersign_acting_key(p_credential, 'revoke device keys', 'device_key_actor_allowed');
     SELECT k.status INTO current FROM public.device_keys k WHERE k.id = p_id FOR UPDATE;
     IF current IS NULL OR current = 'revoked' THEN
         RETURN current;

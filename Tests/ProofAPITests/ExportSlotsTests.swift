@@ -62,18 +62,7 @@ struct ExportSlotsHTTPTests {
 struct StalledExportTests {
     /// Opens a connection with a tiny receive buffer, asks for `path` as `token` and never reads.
     static func openWithoutReading(port: Int, path: String, token: String) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw RawHTTP.SocketError(description: "socket() failed") }
-        var size: Int32 = 4096
-        setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { close(fd); throw RawHTTP.SocketError(description: "connect() to \(port) failed") }
+        let fd = try RawHTTP.connect(port: port, receiveBuffer: 4096)
         let request = Array("GET \(path) HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(token)\r\n\r\n".utf8)
         _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
         return fd

@@ -489,18 +489,29 @@ enum RawHTTP {
 
     /// Sends `request` and reads the answer until EOF (server closed), a complete response with
     /// `Content-Length` (unless `untilClosed`), or `timeout` seconds without the server closing.
-    static func exchange(port: Int, _ request: [UInt8], timeout: Double = 10, untilClosed: Bool = false) throws -> Answer {
+    /// A socket connected to 127.0.0.1:`port` (the caller closes it), with a receive buffer of
+    /// `receiveBuffer` bytes when given (set before connecting, so the window is small from the start).
+    static func connect(port: Int, receiveBuffer: Int32? = nil) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw SocketError(description: "socket() failed") }
-        defer { close(fd) }
+        if var size = receiveBuffer { setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size)) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard connected == 0 else { throw SocketError(description: "connect() to \(port) failed") }
+        guard connected == 0 else {
+            close(fd)
+            throw SocketError(description: "connect() to \(port) failed")
+        }
+        return fd
+    }
+
+    static func exchange(port: Int, _ request: [UInt8], timeout: Double = 10, untilClosed: Bool = false) throws -> Answer {
+        let fd = try connect(port: port)
+        defer { close(fd) }
         var receiveTimeout = timeval(tv_sec: 1, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &receiveTimeout, socklen_t(MemoryLayout<timeval>.size))
         let start = ContinuousClock.now

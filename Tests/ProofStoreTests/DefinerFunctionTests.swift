@@ -26,6 +26,18 @@ struct DefinerFunctionTests {
         "CREATE TRIGGER t BEFORE UPDATE ON pg_temp.deliveries FOR EACH ROW EXECUTE FUNCTION pg_temp.p()",
     ]
 
+    /// Expects `body` to be refused as a check violation (23514) on `constraint`.
+    static func expectRefused(_ what: String, constraint: String, _ body: () async throws -> Void) async {
+        do {
+            try await body()
+            Issue.record("\(what) was allowed")
+        } catch let error as PostgresError {
+            #expect(error.sqlState == "23514" && error.constraint == constraint, "\(what): \(error)")
+        } catch {
+            Issue.record("\(what) failed with \(error)")
+        }
+    }
+
     static func markerExists(_ database: PostgresClient) async throws -> Bool {
         try await database.query("SELECT to_regclass('public.marker') IS NOT NULL AS found").decode(Bool.self, row: 0, column: "found")
     }
@@ -152,12 +164,7 @@ struct DefinerFunctionTests {
                 ("with no credential", nil, "now()", "closing_key_allowed"),
             ]
             for (what, key, time, constraint) in refusals {
-                do {
-                    try await close(with: key, at: time)
-                    Issue.record("closing \(what) was allowed")
-                } catch let error as PostgresError {
-                    #expect(error.sqlState == "23514" && error.constraint == constraint, "\(what): \(error)")
-                }
+                await Self.expectRefused("closing \(what)", constraint: constraint) { try await close(with: key, at: time) }
             }
             let status = try await runtime.query("SELECT status FROM deliveries WHERE reference = 'C-1'").decode(String.self, row: 0, column: "status")
             #expect(status == "pending")
@@ -182,11 +189,8 @@ struct DefinerFunctionTests {
             for (function, actor) in [("countersign_approve_device_key", courierToken),
                                       ("countersign_approve_device_key", admin.actor.keyID.uuidString.lowercased()),
                                       ("countersign_revoke_device_key", UUID().uuidString)] {
-                do {
+                await Self.expectRefused("\(function) by \(actor)", constraint: "device_key_actor_allowed") {
                     try await runtime.query("SELECT \(unescaped: function)(\(device), \(actor)::text) AS outcome")
-                    Issue.record("\(function) by \(actor) was allowed")
-                } catch let error as PostgresError {
-                    #expect(error.sqlState == "23514" && error.constraint == "device_key_actor_allowed", "\(function): \(error)")
                 }
             }
             let outcome = try await runtime.query("SELECT countersign_approve_device_key(\(device), \(adminToken)::text) AS outcome")

@@ -77,6 +77,8 @@ public enum RuntimeRolePrivileges {
         .ownerOnly(.function, "countersign_guard_device_key()", why: "trigger: device keys only go registered → approved → revoked"),
         .ownerOnly(.function, "countersign_guard_signed_proof()",
                    why: "trigger: a signed proof only with an approved key of its uploader (locks the key FOR SHARE)"),
+        .ownerOnly(.function, "countersign_acting_key(text,text,text)",
+                   why: "the definer functions' look-up of the caller's key by its token (0023); they run it as the owner"),
         .ownerOnly(.function, "countersign_audit_lock_chains(smallint[],integer[])", why: "not called: the append locks its chains inline"),
         .ownerOnly(.function, "countersign_ensure_monthly_partitions(regclass,integer,timestamp with time zone,timestamp with time zone)",
                    why: "migrate runs it as the owner; serving goes through countersign_maintain_partitions"),
