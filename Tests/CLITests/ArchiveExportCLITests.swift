@@ -8,7 +8,7 @@ import TestSupport
 /// `countersign export --archive` records the bundle it wrote: the `proofs_archived` event's
 /// `bundle_sha256` must be the SHA-256 of the file on disk (the export hashes what it writes only
 /// when archiving), and a plain export records nothing.
-@Suite("Archived exports (the countersign binary)", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Archived exports (the countersign binary)", .needsDatabase)
 struct ArchiveExportCLITests {
     @Test("the recorded bundle_sha256 is the SHA-256 of the bundle written; without --archive nothing is recorded")
     func archiveRecordsTheFile() async throws {

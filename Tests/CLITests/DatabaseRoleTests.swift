@@ -6,8 +6,7 @@ import TestSupport
 /// grants the runtime role; `keys` works as the runtime role; `serve` refuses a role that could
 /// rewrite evidence, and a schema the runtime role may not migrate.
 @Suite("Database roles (the countersign binary)",
-       .enabled(if: ScratchDatabase.isAvailable && ScratchDatabase.baseOwnerURL != ScratchDatabase.baseURL,
-                "needs `make test` (TEST_DATABASE_URL as the runtime role, TEST_DATABASE_OWNER_URL)"))
+       .needsTwoRoles)
 struct DatabaseRoleTests {
     /// Starts `serve` as `url` with a generated checkpoint key; returns its run (it is expected to exit).
     static func serve(as url: String, in folder: URL, _ extra: [String: String] = [:]) async throws -> KeyCustodyTests.Run {

@@ -134,7 +134,7 @@ struct KeyCustodyTests {
     }
 
     @Test("verify: unpinned refuses, --trust-embedded-key warns, a fresh key fails naming it, rotation passes both keys",
-          .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+          .needsDatabase)
     func verifyPins() async throws {
         try await Self.withFolderAndDatabase(prefix: "custody", Self.checkPins)
     }

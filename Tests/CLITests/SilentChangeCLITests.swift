@@ -7,8 +7,7 @@ import TestSupport
 /// Issue 41, finding 5: what the runtime role can change without the service (no audit event)
 /// makes `countersign verify --database` exit 1 and name the row.
 @Suite("verify --database finds changes made without their event",
-       .enabled(if: ScratchDatabase.isAvailable && ScratchDatabase.baseOwnerURL != ScratchDatabase.baseURL,
-                "needs `make test` (TEST_DATABASE_URL as the runtime role, TEST_DATABASE_OWNER_URL)"))
+       .needsTwoRoles)
 struct SilentChangeCLITests {
     /// Each change as the runtime role (`%TOKEN%`: a live dispatcher key's token), with the kind and subject verify must name.
     static let cases: [(name: String, sql: String, kind: String, subject: String)] = [

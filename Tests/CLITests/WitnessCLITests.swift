@@ -8,7 +8,7 @@ import TestSupport
 /// Issue 19 item 3 end to end: `serve` signs checkpoints on its schedule into the witness
 /// directory, and `verify --database --checkpoints` uses them (exit 0 intact, 1 when the database
 /// lost a witnessed checkpoint).
-@Suite("Witnessed checkpoints (the countersign binary)", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Witnessed checkpoints (the countersign binary)", .needsDatabase)
 struct WitnessCLITests {
     @Test("serve writes scheduled checkpoints to CHECKPOINT_WITNESS_DIR; verify --checkpoints passes, then names a deleted one")
     func scheduleAndVerify() async throws {

@@ -9,7 +9,7 @@ import TestSupport
 /// The SDK's device key against the real server with `DEVICE_KEYS=required`: registered, approved
 /// by a dispatcher, and every upload signed — through the offline queue too, whose stored request
 /// carries the signature; an unsigned upload and one signed before approval are refused.
-@Suite("Device keys through the SDK", .enabled(if: ScratchDatabase.isAvailable, "TEST_DATABASE_URL is not set"))
+@Suite("Device keys through the SDK", .needsDatabase)
 struct DeviceKeyLiveTests {
     /// `POST /v1/devices/{id}/approve` as `token` (the SDK is the courier's: approving is a dispatcher's console action).
     static func approve(_ server: LiveServer, id: String, token: String) async throws -> Int {

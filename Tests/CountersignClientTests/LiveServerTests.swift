@@ -5,7 +5,7 @@ import TestSupport
 
 /// The SDK against the real server: URLSession on Linux, gzip bodies, idempotent replays, real
 /// problem documents, and the queue across an outage and a crash.
-@Suite("CountersignClient against a live server", .enabled(if: ScratchDatabase.isAvailable, "TEST_DATABASE_URL is not set"))
+@Suite("CountersignClient against a live server", .needsDatabase)
 struct LiveServerTests {
     static func withServer(_ body: (LiveServer) async throws -> Void) async throws {
         let scratch = try await ScratchDatabase.create(prefix: "sdk")

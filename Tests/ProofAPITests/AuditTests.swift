@@ -11,7 +11,7 @@ import ProofStore
 import Testing
 import TestSupport
 
-@Suite("Audit log", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Audit log", .needsDatabase)
 struct AuditTests {
     static func verify(_ client: some TestClientProtocol, _ harness: APITestHarness) async throws -> [String: Any] {
         let response = try await client.execute(uri: "/v1/audit/verify", method: .get, headers: harness.headers(.auditor))

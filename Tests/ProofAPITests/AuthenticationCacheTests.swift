@@ -10,7 +10,7 @@ import ProofStore
 import TestSupport
 import Testing
 
-@Suite("API-key cache", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("API-key cache", .needsDatabase)
 struct AuthenticationCacheTests {
     static let courier = Actor(keyID: UUID(), name: "c", role: .courier)
 

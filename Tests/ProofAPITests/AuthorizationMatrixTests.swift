@@ -18,7 +18,7 @@ import TestSupport
 /// status follows from the row alone (public routes: the success status for everyone; others:
 /// 401 without a usable key, the success status for a granted role, 403 for any other role's key).
 /// A refused write must leave no trace.
-@Suite("Authorisation matrix", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Authorisation matrix", .needsDatabase)
 struct AuthorizationMatrixTests {
     /// What a request needs that must be fresh per attempt.
     enum Body: Sendable {

@@ -8,7 +8,7 @@ import ProofStore
 import Testing
 import TestSupport
 
-@Suite("Authentication and roles", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Authentication and roles", .needsDatabase)
 struct AuthorizationTests {
     @Test("GET /v1/session names the key, its role and exactly what the role may do")
     func session() async throws {

@@ -13,7 +13,7 @@ import TestSupport
 /// Issue 19's insider table: every fact a proof or delivery states is bound into its audit event,
 /// so changing it afterwards — even as the superuser with the triggers off, with no event touched —
 /// is named by verification.
-@Suite("Facts bound into the chain", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Facts bound into the chain", .needsDatabase)
 struct BoundFactsTests {
     /// Runs `sql` as the superuser with the user triggers of `table` off, then verifies.
     static func tamper(_ harness: APITestHarness, _ client: some TestClientProtocol, table: String, _ sql: String,

@@ -13,7 +13,7 @@ import TestSupport
 /// Issue 21: a real signature is never refused for its canvas. A canvas whose ×2 PNG would be over
 /// the pixel cap (or 4096 px a side) is rendered at the largest scale that fits, and the proof's
 /// stored render options record that scale, so its SVG and re-renders follow it.
-@Suite("Portrait and tall canvases", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Portrait and tall canvases", .needsDatabase)
 struct CanvasFitHTTPTests {
     /// A synthetic signature in countersign.ink/v1 that climbs the whole height of a `width` × `height` canvas.
     static func tallInkJSON(width: Int, height: Int) -> String {

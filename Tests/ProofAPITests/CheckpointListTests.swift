@@ -8,7 +8,7 @@ import ProofStore
 import Testing
 import TestSupport
 
-@Suite("Checkpoint list", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Checkpoint list", .needsDatabase)
 struct CheckpointListTests {
     @Test("GET /v1/audit/checkpoints lists stored checkpoints oldest first with witness status, keyset-paged; bad paging is 422")
     func list() async throws {

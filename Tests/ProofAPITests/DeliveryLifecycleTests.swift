@@ -10,7 +10,7 @@ import TestSupport
 
 /// Issue 22 item 1 over HTTP: failed attempts, cancelling and giving up a delivery, the 409s the
 /// database's transition rules give, strict intake (422), search and the audit chain.
-@Suite("Delivery lifecycle", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Delivery lifecycle", .needsDatabase)
 struct DeliveryLifecycleTests {
     static func attemptJSON(reason: String = "recipient_absent", note: String? = "Nobody answered; card left",
                             capturedAt: String = "2025-03-01T10:15:00+01:00",

@@ -8,7 +8,7 @@ import ProofStore
 import Testing
 import TestSupport
 
-@Suite("Deliveries", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Deliveries", .needsDatabase)
 struct DeliveryRoutesTests {
     @Test("create is 201 with Location, the same content again 200, other content 409")
     func createIdempotentByReference() async throws {

@@ -8,7 +8,7 @@ import ProofStore
 import Testing
 import TestSupport
 
-@Suite("Delivery search: q and flag", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Delivery search: q and flag", .needsDatabase)
 struct DeliverySearchRoutesTests {
     @Test("q finds the signer's name and the recipient; flag finds proofs with that flag; both page with next links")
     func textAndFlags() async throws {

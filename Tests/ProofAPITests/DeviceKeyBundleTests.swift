@@ -14,7 +14,7 @@ import TestSupport
 /// A device-signed proof in a version 3 bundle: `metadata.json` carries the key id, public key and
 /// signature, the bundle verifies alone (the signature over the event's body digest and the
 /// delivery), and a changed signature or public key is named.
-@Suite("Device keys in export bundles", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Device keys in export bundles", .needsDatabase)
 struct DeviceKeyBundleTests {
     @Test("a signed proof's bundle verifies; its device signature or public key changed in metadata.json is named")
     func signedProofInBundle() async throws {

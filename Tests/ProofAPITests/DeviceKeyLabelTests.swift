@@ -5,7 +5,7 @@ import TestSupport
 
 /// Issue 41, finding 7: a device key's label follows the text rules of every other free-text
 /// field, counted in code points as the database counts them.
-@Suite("Device key labels", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Device key labels", .needsDatabase)
 struct DeviceKeyLabelTests {
     @Test("a label with a bidi override, a C1 control or more than 200 code points is 422 invalid_label, never a 500")
     func labelsFollowTheTextRules() async throws {

@@ -13,7 +13,7 @@ import TestSupport
 
 /// Device keys (issue 21, migration 0017): registration and approval by role, signed uploads under
 /// each `DEVICE_KEYS` mode, every refusal, and verification naming a tampered signature or key.
-@Suite("Device keys", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Device keys", .needsDatabase)
 struct DeviceKeyTests {
     /// Registers a fresh key as `role` (the harness's key, or `token` when given); returns the private key and the answer.
     static func register(_ client: some TestClientProtocol, _ harness: APITestHarness, as role: Role = .courier, token: String? = nil,

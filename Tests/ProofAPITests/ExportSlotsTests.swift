@@ -36,7 +36,7 @@ struct ExportSlotsTests {
     }
 }
 
-@Suite("Export slots over HTTP", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Export slots over HTTP", .needsDatabase)
 struct ExportSlotsHTTPTests {
     @Test("a finished export gives its slot back: sequential exports with a limit of one all succeed")
     func slotsAreReturned() async throws {
@@ -58,7 +58,7 @@ struct ExportSlotsHTTPTests {
 
 /// Issue 41, finding 4: a client that opens exports and never reads them held both slots and
 /// their snapshots for ever (the idle timeout sees pending bytes, not silence).
-@Suite("A stalled export", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("A stalled export", .needsDatabase)
 struct StalledExportTests {
     /// Opens a connection with a tiny receive buffer, asks for `path` as `token` and never reads.
     static func openWithoutReading(port: Int, path: String, token: String) throws -> Int32 {

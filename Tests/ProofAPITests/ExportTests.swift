@@ -12,7 +12,7 @@ import ProofStore
 import Testing
 import TestSupport
 
-@Suite("Signed checkpoints and exports", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Signed checkpoints and exports", .needsDatabase)
 struct ExportTests {
     /// Three delivered proofs (one signer name is a spreadsheet formula); returns their references.
     static func seed(_ client: some TestClientProtocol, _ harness: APITestHarness) async throws -> [String] {

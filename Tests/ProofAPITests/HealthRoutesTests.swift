@@ -35,7 +35,7 @@ struct HealthRoutesTests {
         }
     }
 
-    @Test(.enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+    @Test(.needsDatabase)
     func readyzIs200WhenTheDatabaseAnswers() async throws {
         // Connect first: under a loaded parallel run, opening a connection alone can exceed the
         // 1.5 s readiness budget, which is not what this test is about.

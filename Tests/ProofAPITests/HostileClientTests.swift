@@ -12,7 +12,7 @@ import TestSupport
 /// Issue 20's findings, each as a regression test: security headers, control characters in
 /// paths, stored originals served as downloads of a fixed type, bodies that never finish, and
 /// clients without a valid key.
-@Suite("Hostile clients")
+@Suite("Hostile clients", .needsDatabase)
 struct HostileClientTests {
     @Test("every response carries the security headers; /v1 answers are not cached, stored images stay privately cacheable")
     func securityHeaders() async throws {

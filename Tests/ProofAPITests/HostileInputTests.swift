@@ -18,7 +18,7 @@ import Glibc
 /// ProofUploadTests (`gzipAndLimits`, `pointLimit`); DTD refusal inside the engine in the
 /// SignatureKit parser tests. Cases that need the real HTTP parser (headers, request lines, static
 /// files, slow clients) run against a live server on an ephemeral port over raw sockets.
-@Suite("Hostile input", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Hostile input", .needsDatabase)
 struct HostileInputTests {
     /// The per-key rate limiter and the heavy-input CPU share out of the way: these tests send
     /// hundreds of requests, many of them near the limits, with one key, and a 429 or 503 must not

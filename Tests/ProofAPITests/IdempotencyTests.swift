@@ -10,7 +10,7 @@ import ProofStore
 import Testing
 import TestSupport
 
-@Suite("Idempotency and concurrency", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Idempotency and concurrency", .needsDatabase)
 struct IdempotencyTests {
     @Test("same key and body replays the original response; same key with another body is 422")
     func replayAndMismatch() async throws {

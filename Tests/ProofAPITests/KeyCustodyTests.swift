@@ -67,7 +67,7 @@ struct KeyCustodyTests {
     }
 
     @Test("the checkpoint names its key id; bundles verify with any of several trusted keys and fail naming an untrusted signer",
-          .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+          .needsDatabase)
     func keyIDsAndRotation() async throws {
         try await APITestHarness.with { harness in
             try await harness.application().test(.router) { client in

@@ -55,7 +55,7 @@ struct MetricsScrape {
     }
 }
 
-@Suite("Metrics", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Metrics", .needsDatabase)
 struct MetricsTests {
     /// The full application (`CountersignApplication.router`) over the harness's database with its own registry.
     static func application(_ harness: APITestHarness, metrics: CountersignMetrics?) -> some ApplicationProtocol {

@@ -11,7 +11,7 @@ import TestSupport
 /// value the server refuses for its form must not match the documented pattern (or a schema-valid
 /// request would get a 422), and a value that matches must be served. Each table row says what
 /// both should do; the test asks both.
-@Suite("OpenAPI patterns agree with the server", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("OpenAPI patterns agree with the server", .needsDatabase)
 struct OpenAPIPatternTests {
     /// The `pattern` of the parameter `name` under the first line containing `scope`, unescaped
     /// from YAML's double-quoted form. Fails when that parameter has no pattern.

@@ -11,7 +11,7 @@ import TestSupport
 
 /// What the API answers once the retention procedure (docs/scaling.md §4) has detached and
 /// dropped the month partition holding a delivery's proof.
-@Suite("Proof retention", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Proof retention", .needsDatabase)
 struct ProofRetentionTests {
     @Test("a proof whose month was dropped: 410 proof_archived for every proof read, the delivery still delivered, a new upload 409")
     func droppedMonth() async throws {

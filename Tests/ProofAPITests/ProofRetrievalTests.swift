@@ -12,7 +12,7 @@ import SignatureRender
 import Testing
 import TestSupport
 
-@Suite("Proof retrieval", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Proof retrieval", .needsDatabase)
 struct ProofRetrievalTests {
     @Test("metadata, PNG with ETag/304, resized PNG, SVG, original points and InkML")
     func fetchEverything() async throws {

@@ -13,7 +13,7 @@ import SignatureRender
 import Testing
 import TestSupport
 
-@Suite("Proof upload", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Proof upload", .needsDatabase)
 struct ProofUploadTests {
     @Test("upload is 201 with the documented fields; original bytes and PNG are stored as sent and rendered")
     func uploadStoresOriginalAndPNG() async throws {

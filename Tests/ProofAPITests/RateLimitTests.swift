@@ -38,7 +38,7 @@ struct RateLimitTests {
     }
 
     @Test("over HTTP: 429 rate_limited with Retry-After for the key over its limit, others unaffected",
-          .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+          .needsDatabase)
     func http() async throws {
         try await APITestHarness.with { harness in
             let policy = APIPolicy(rateLimitPerSecond: 0.01, rateLimitBurst: 2)

@@ -9,7 +9,7 @@ import ProofStore
 import Testing
 import TestSupport
 
-@Suite("DATABASE_READ_URL", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("DATABASE_READ_URL", .needsDatabase)
 struct ReadReplicaTests {
     @Test("searches and audit listings read from the read database; writes, single look-ups and proofs use the primary")
     func routing() async throws {

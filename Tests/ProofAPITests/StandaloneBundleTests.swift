@@ -16,7 +16,7 @@ import TestSupport
 /// `proof_recorded` event, and the event against the signed checkpoint through the audit segment
 /// the bundle carries. Every tampering is named by file; the exporter refuses to sign a proof that
 /// does not verify.
-@Suite("Standalone bundles", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Standalone bundles", .needsDatabase)
 struct StandaloneBundleTests {
     /// The entries of `bundle` re-packed (valid CRCs) after `change` edits, drops (nil) or keeps them.
     static func repack(_ bundle: [UInt8], _ change: (String, [UInt8]) throws -> [UInt8]?) throws -> [UInt8] {

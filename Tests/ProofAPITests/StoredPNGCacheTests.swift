@@ -82,7 +82,7 @@ struct StoredPNGCacheTests {
     }
 }
 
-@Suite("Stored PNG cache over HTTP", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Stored PNG cache over HTTP", .needsDatabase)
 struct StoredPNGCacheHTTPTests {
     @Test("a cached fetch still checks the key and role, answers If-None-Match and appends its audit event")
     func cachedFetchStillAuthorisesAndAudits() async throws {

@@ -8,7 +8,7 @@ import Testing
 import TestSupport
 @testable import ProofAPI
 
-@Suite("Re-rendering uses the stored options", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Re-rendering uses the stored options", .needsDatabase)
 struct StoredRenderOptionsHTTPTests {
     @Test("SVG and resized PNG follow the proof's stored render_options, not today's defaults")
     func reRenderFollowsStoredOptions() async throws {

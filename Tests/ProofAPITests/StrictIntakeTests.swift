@@ -12,7 +12,7 @@ import TestSupport
 /// Issue 19's intake findings: a body may not mean two things (duplicate members), text may not
 /// carry what a viewer cannot see or a C string would cut (controls, bidi overrides), lengths count
 /// code points, and an impossible UTC offset is a 422, not a 500. Nothing refused is stored.
-@Suite("Strict intake", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Strict intake", .needsDatabase)
 struct StrictIntakeTests {
     /// The field errors of a problem body.
     static func fields(_ response: TestResponse) -> [String] {

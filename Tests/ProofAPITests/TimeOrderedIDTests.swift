@@ -9,7 +9,7 @@ import TestSupport
 
 /// Deliveries (the database's default, migration 0020, run as the runtime role), proofs and
 /// attempts (made by the service) get version 7 ids whose time is when they were made.
-@Suite("Time-ordered ids", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Time-ordered ids", .needsDatabase)
 struct TimeOrderedIDTests {
     /// The Unix time in milliseconds of a version 7 id; nil for any other version.
     static func milliseconds(_ text: String?) -> Int64? {

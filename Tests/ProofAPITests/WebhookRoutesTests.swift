@@ -11,7 +11,7 @@ import Testing
 import TestSupport
 import Webhooks
 
-@Suite("Webhook routes", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Webhook routes", .needsDatabase)
 struct WebhookRoutesTests {
     static func settings(allowPrivate: Bool) -> WebhookSettings {
         var settings = WebhookSettings()

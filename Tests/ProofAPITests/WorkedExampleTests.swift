@@ -8,7 +8,7 @@ import TestSupport
 @testable import ProofAPI
 
 /// The README's worked example must keep working: the committed upload body is a valid proof.
-@Suite("Worked example", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Worked example", .needsDatabase)
 struct WorkedExampleTests {
     static let example = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("docs/examples/proof-upload.json")

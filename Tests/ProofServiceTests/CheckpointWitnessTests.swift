@@ -52,7 +52,7 @@ struct CheckpointWitnessTests {
     }
 
     @Test("the scheduled publisher signs only when a chain moved, writes each checkpoint to the directory and records receipts",
-          .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+          .needsDatabase)
     func publisher() async throws {
         try await ScratchDatabase.with(prefix: "publish") { _, database in
             let path = Self.temporaryDirectory()
@@ -81,7 +81,7 @@ struct CheckpointWitnessTests {
     }
 
     @Test("a witness that cannot take a checkpoint gets it on the next tick; the failure is recorded",
-          .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+          .needsDatabase)
     func retry() async throws {
         try await ScratchDatabase.with(prefix: "publish") { _, database in
             let parent = Self.temporaryDirectory()

@@ -7,7 +7,7 @@ import TestSupport
 
 /// HTTP witnesses and the RFC 3161 timestamp authority, against scripts/witness-test-server.py:
 /// a local receiver and an `openssl ts -reply` TSA with a CA made for the run, on a free loopback port.
-@Suite("Witness servers", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Witness servers", .needsDatabase)
 struct WitnessServerTests {
     /// The running test server: its port, the CA that issued the TSA's certificate, its folder.
     struct Server {

@@ -79,7 +79,7 @@ struct AuditEncodingTests {
     }
 }
 
-@Suite("Audit log store", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Audit log store", .needsDatabase)
 struct AuditLogTests {
     static func actions(_ database: PostgresClient) async throws -> [String] {
         try await database.query("SELECT action FROM audit_events ORDER BY seq").rows.map { try $0.decode(String.self, 0) }

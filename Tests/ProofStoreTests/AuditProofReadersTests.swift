@@ -7,7 +7,7 @@ import TestSupport
 /// `verify --database` reads proofs on several connections at once, each in the walk's exported
 /// snapshot (`AuditVerifier.proofReaders`): every proof is still re-hashed, whichever connection
 /// read it, and a changed one is named as with a single reader.
-@Suite("Audit verification: proofs read on several connections", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Audit verification: proofs read on several connections", .needsDatabase)
 struct AuditProofReadersTests {
     @Test("three readers in one snapshot verify twelve proofs, and find the one changed PNG a helper read")
     func readersShareTheWalk() async throws {

@@ -7,7 +7,7 @@ import TestSupport
 
 /// Migration 0011: the single-column CHECK constraints of the tables an upload writes became
 /// domains (PostgreSQL re-parses table constraints for every statement, not domains).
-@Suite("Check domains (0011)", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Check domains (0011)", .needsDatabase)
 struct CheckDomainsTests {
     /// Statements that each break one rule; every one must fail with SQLSTATE 23514.
     static let violations: [(rule: String, sql: String)] = {

@@ -8,8 +8,7 @@ import TestSupport
 /// role can create may stand in for a relation they name (migration 0023), and they take no
 /// actor or time the service could not have given.
 @Suite("SECURITY DEFINER functions (0023)",
-       .enabled(if: ScratchDatabase.isAvailable && ScratchDatabase.baseOwnerURL != ScratchDatabase.baseURL,
-                "needs `make test` (TEST_DATABASE_URL as the runtime role, TEST_DATABASE_OWNER_URL)"))
+       .needsTwoRoles)
 struct DefinerFunctionTests {
     /// The attack of the finding: a temporary `deliveries` with a trigger that, run as whoever
     /// updates the row, creates `public.marker`.

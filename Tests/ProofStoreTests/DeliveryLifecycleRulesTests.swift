@@ -6,7 +6,7 @@ import TestSupport
 
 /// Migration 0014's rules, straight from SQL as the service's role (no service code in between):
 /// the database itself refuses illegal transitions and changes to attempts.
-@Suite("Delivery lifecycle rules (0014)", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Delivery lifecycle rules (0014)", .needsDatabase)
 struct DeliveryLifecycleRulesTests {
     /// Inserts a failed attempt for `reference` by `key` (plain SQL, every column the service writes).
     static func insertAttempt(_ database: PostgresClient, _ reference: String, key: UUID) async throws {

@@ -7,7 +7,7 @@ import TestSupport
 /// Searches over real PostgreSQL. Each search runs with read 1's window at several sizes, down to
 /// one row, so that the index read (read 3) answers most of the page and must agree with the
 /// newest-first scan.
-@Suite("Delivery search", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Delivery search", .needsDatabase)
 struct DeliverySearchTests {
     static let windows = [1, 2, 3, 4096]
 

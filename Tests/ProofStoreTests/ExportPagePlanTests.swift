@@ -8,7 +8,7 @@ import TestSupport
 /// the planner that the period holds a row or two; a page query that joined first and limited last
 /// then joined and sorted every proof left in the period for each page, so exporting the last hour
 /// grew with the square of its length (a 1 GB hour: 155 s). The page is now chosen from `proofs` alone.
-@Suite("Export page plan", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Export page plan", .needsDatabase)
 struct ExportPagePlanTests {
     /// A delivery and an uploaded proof for each of `references`, in order; `after(i)` runs once
     /// proof `i` is stored.

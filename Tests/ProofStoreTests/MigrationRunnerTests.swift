@@ -4,7 +4,7 @@ import ProofStore
 import Testing
 import TestSupport
 
-@Suite("Migrations", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Migrations", .needsDatabase)
 struct MigrationRunnerTests {
     /// Three migrations that fail if any one is applied twice (plain CREATE TABLE, counted inserts).
     private let sample = [

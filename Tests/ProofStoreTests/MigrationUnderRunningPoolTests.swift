@@ -7,7 +7,7 @@ import TestSupport
 /// What a replica still running sees while another one migrates: its connections hold statements prepared against the
 /// old schema, and a migration that changes a column's type (as 0011 did, text and bytea to domains) makes every one
 /// that returns that column fail once with "cached plan must not change result type".
-@Suite("A migration under a running pool", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("A migration under a running pool", .needsDatabase)
 struct MigrationUnderRunningPoolTests {
     @Test("uploads, deliveries and keys keep working on a pool whose prepared statements a type-changing migration made stale")
     func typeChangingMigration() async throws {

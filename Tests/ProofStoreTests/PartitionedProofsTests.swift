@@ -6,7 +6,7 @@ import Testing
 import TestSupport
 
 /// Monthly partitioning of `proofs` (migration 0008) and `PartitionMaintenance`, on the real database.
-@Suite("Partitioned proofs", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Partitioned proofs", .needsDatabase)
 struct PartitionedProofsTests {
     static let utc: Calendar = {
         var calendar = Calendar(identifier: .gregorian)

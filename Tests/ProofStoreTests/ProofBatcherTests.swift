@@ -9,7 +9,7 @@ import TestSupport
 /// Group commit of uploads (`ProofBatcher`), on the real database: proofs that queue while a
 /// transaction runs are stored together, each with its own event; a refused batch is stored again
 /// proof by proof, so every caller gets its own answer.
-@Suite("Proof group commit", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Proof group commit", .needsDatabase)
 struct ProofBatcherTests {
     static func proof(uploadedBy: UUID, signer: String) -> NewProof {
         NewProof.sample(uploadedBy: uploadedBy, signer: signer, body: Array("{\"signer\":\"\(signer)\"}".utf8), ink: Array(signer.utf8))

@@ -9,7 +9,7 @@ import TestSupport
 /// import before autovacuum analyses the table again), made the planner read that check through
 /// the `(status, seq)` index as if it matched one row: every upload then walked all pending
 /// deliveries, so uploads slowed down as the pending deliveries grew.
-@Suite("Proof record plan", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Proof record plan", .needsDatabase)
 struct ProofRecordPlanTests {
     @Test("under statistics from before many pending deliveries, an upload reads its own delivery and no other")
     func uploadReadsOneDelivery() async throws {

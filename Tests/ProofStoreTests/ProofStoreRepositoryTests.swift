@@ -24,7 +24,7 @@ struct GeoPointTests {
     }
 }
 
-@Suite("Stores", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Stores", .needsDatabase)
 struct ProofStoreRepositoryTests {
     @Test("API keys: the token is returned once, only its SHA-256 is stored, revoked keys stop authenticating")
     func apiKeys() async throws {

@@ -7,8 +7,7 @@ import TestSupport
 /// Issue 19, "two database roles": what the runtime role can and cannot do, on a real PostgreSQL
 /// migrated by the owner and granted as `countersign migrate` grants.
 @Suite("Runtime role privileges",
-       .enabled(if: ScratchDatabase.isAvailable && ScratchDatabase.baseOwnerURL != ScratchDatabase.baseURL,
-                "needs `make test` (TEST_DATABASE_URL as the runtime role, TEST_DATABASE_OWNER_URL)"))
+       .needsTwoRoles)
 struct RuntimeRolePrivilegesTests {
     /// Every table, view, sequence and function of schema public, as the decisions name them.
     static func objects(_ owner: PostgresClient) async throws -> Set<String> {

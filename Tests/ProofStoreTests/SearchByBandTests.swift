@@ -7,7 +7,7 @@ import TestSupport
 /// A text or flag search asks the bands of `delivery_search_text` and `proof_search` newest first
 /// and stops at a full page (migrations 0021 and 0022): a word or a flag common in old deliveries
 /// and absent from the newest costs the bands down to the first that fills the page, not every match.
-@Suite("Search by band", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Search by band", .needsDatabase)
 struct SearchByBandTests {
     static let bandSize = Int64(1) << DeliverySearchConditions.bandShift
 

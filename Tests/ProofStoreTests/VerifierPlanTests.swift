@@ -7,7 +7,7 @@ import TestSupport
 /// PostgreSQL plans that as a nested loop comparing every proof with every event whenever it
 /// expects an early match, which a sound database never has: 36,906 proofs took 204 s. The
 /// verifier turns nested loops off for that query; these tests read the plans it gets.
-@Suite("Verifier plans", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Verifier plans", .needsDatabase)
 struct VerifierPlanTests {
     static func plan(of query: PostgresQuery, in session: PostgresSession) async throws -> String {
         var explain: PostgresQuery = "EXPLAIN "

@@ -8,7 +8,7 @@ import TestSupport
 /// before a backlog (an endpoint down, then thousands of pending deliveries) made the planner read
 /// that check through the partial index of pending deliveries, whole, as if it held one row: each
 /// attempt then read every pending delivery.
-@Suite("Webhook attempt plan", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Webhook attempt plan", .needsDatabase)
 struct WebhookAttemptPlanTests {
     @Test("under statistics from before a backlog, an attempt reads its own delivery and no other")
     func attemptReadsOneDelivery() async throws {

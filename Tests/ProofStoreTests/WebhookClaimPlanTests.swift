@@ -8,7 +8,7 @@ import TestSupport
 /// 41, item 6). It must read each endpoint's due deliveries from that endpoint's own run of the
 /// index (migration 0024): reaching a fast endpoint's one due delivery past another's backlog of
 /// thousands would make every claim cost the backlog.
-@Suite("Webhook claim plan", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Webhook claim plan", .needsDatabase)
 struct WebhookClaimPlanTests {
     /// Every scan of webhook_deliveries in an `EXPLAIN (ANALYZE, FORMAT JSON)` plan: its index and the rows it read.
     static func scans(_ plan: String) -> [(type: String, index: String?, rows: Int, removed: Int, loops: Int)] {

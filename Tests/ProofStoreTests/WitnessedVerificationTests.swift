@@ -7,7 +7,7 @@ import TestSupport
 
 /// `verify --database --checkpoints`: an insider with full control of the database rewrites or cuts
 /// the chains and their stored checkpoints; checkpoints kept by a witness still catch it.
-@Suite("Witnessed checkpoints", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Witnessed checkpoints", .needsDatabase)
 struct WitnessedVerificationTests {
     /// A log of 60 events, a witnessed checkpoint, 30 more, a second one, then 10 unwitnessed events.
     struct Fixture {

@@ -27,7 +27,7 @@ final class HangingTransport: WebhookTransport {
 
 /// Security issue 41, item 6: with one endpoint hanging, a fast endpoint's deliveries waited a
 /// median of 10 s, because the hanging one's deliveries, oldest, filled all 8 slots.
-@Suite("Webhook sending is fair across endpoints", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Webhook sending is fair across endpoints", .needsDatabase)
 struct WebhookFairnessTests {
     static func deliveries(_ database: PostgresClient, _ prefix: String, count: Int) async throws {
         for index in 0..<count {

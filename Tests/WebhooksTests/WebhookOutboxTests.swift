@@ -28,7 +28,7 @@ final class ScriptedTransport: WebhookTransport, @unchecked Sendable {
     func shutdown() async throws {}
 }
 
-@Suite("Webhook outbox and sender", .enabled(if: ScratchDatabase.isAvailable, Comment(rawValue: ScratchDatabase.unavailableReason)))
+@Suite("Webhook outbox and sender", .needsDatabase)
 struct WebhookOutboxTests {
     static let box = try! WebhookSecretBox(key: [UInt8](repeating: 9, count: 32))
 
