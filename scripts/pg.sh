@@ -108,6 +108,9 @@ psql_admin() {
 # left to the kernel they pile up as gigabytes of dirty cache that the checkpoint's fsync then
 # writes at once, stalling commits behind it. COUNTERSIGN_PG_OPTIONS (more `-c name=value`)
 # comes after, so a script can override any of them.
+# log_parameter_max_length=0: a statement logged for its duration is logged without its bound
+# values, among them the bearer token the definer functions hash to find the acting key (decision 0041).
+LOG_OPTIONS="-c log_parameter_max_length=0"
 CHECKPOINT_OPTIONS="-c checkpoint_timeout=10min -c checkpoint_completion_target=0.9 -c max_wal_size=8GB -c min_wal_size=512MB -c wal_compression=lz4 -c backend_flush_after=256kB"
 
 cmd_start() {
@@ -133,7 +136,7 @@ cmd_start() {
     fi
     echo "pg.sh: starting PostgreSQL on 127.0.0.1:$PORT (socket in $(SOCKET_DIR))"
     as_owner "$bin/pg_ctl" -D "$(PGDATA_DIR)" -l "$(PGDATA_DIR)/server.log" -w -t 30 start \
-        -o "-c listen_addresses=127.0.0.1 -p $PORT -k $(SOCKET_DIR) -c max_connections=400 -c fsync=${COUNTERSIGN_PG_FSYNC:-on} $CHECKPOINT_OPTIONS ${COUNTERSIGN_PG_OPTIONS:-}" >/dev/null
+        -o "-c listen_addresses=127.0.0.1 -p $PORT -k $(SOCKET_DIR) -c max_connections=400 -c fsync=${COUNTERSIGN_PG_FSYNC:-on} $LOG_OPTIONS $CHECKPOINT_OPTIONS ${COUNTERSIGN_PG_OPTIONS:-}" >/dev/null
     psql_admin postgres -c "DO \$\$ BEGIN
         IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$OWNER_ROLE') THEN CREATE ROLE $OWNER_ROLE LOGIN CREATEDB; END IF;
         IF NOT EXISTS (SELECT FROM pg_roles WHERE rolname = '$RUNTIME_ROLE') THEN CREATE ROLE $RUNTIME_ROLE LOGIN; END IF;

@@ -17,6 +17,7 @@ enum ServeDatabaseGate {
     /// migration is pending (the runtime role may not run DDL: `countersign migrate` does, as the owner).
     static func prepare(database: PostgresClient, configuration: ServiceConfiguration, logger: Logger) async throws {
         let check = try await patiently(logger) { try await DatabaseRoleCheck.run(on: database) }
+        try await warnIfParametersLogged(database: database, role: check.role, logger: logger)
         // TEMPORARY is what `migrate` revokes: on a database it has not migrated yet, say to migrate.
         if check.problems == [DatabaseRoleCheck.temporaryTables], configuration.migrateOnStart, !configuration.allowPrivilegedDatabaseRole {
             try await refusePending(database: database, configuration: configuration, role: check.role, logger: logger)
@@ -32,6 +33,26 @@ enum ServeDatabaseGate {
             return
         }
         try await refusePending(database: database, configuration: configuration, role: check.role, logger: logger)
+    }
+
+    /// Warns when PostgreSQL would write statements' bound values to its log: a cancel or a
+    /// device-key approval passes the request's bearer token to the function that hashes it
+    /// (decision 0041), and a slow one would then leave the token in the server's log. Only a
+    /// superuser can change the setting, so serve says how rather than refusing.
+    private static func warnIfParametersLogged(database: PostgresClient, role: String, logger: Logger) async throws {
+        let row = try await database.query("""
+            SELECT (SELECT setting::int FROM pg_settings WHERE name = 'log_parameter_max_length') AS kept,
+                (SELECT setting::int FROM pg_settings WHERE name = 'log_min_duration_statement') AS slow,
+                current_setting('log_statement') AS statements
+            """).rows[0]
+        // pg_settings gives the values in their base units (`setting`); current_setting() writes "1min".
+        let kept: Int = try row.decode("kept"), slow: Int = try row.decode("slow"), statements: String = try row.decode("statements")
+        guard kept != 0, slow >= 0 || statements == "all" else { return }
+        logger.warning("""
+            PostgreSQL logs statements with their bound values, so a logged cancel or device-key approval would carry its bearer \
+            token: as a superuser, ALTER ROLE \(role) SET log_parameter_max_length = 0 (docs/data-protection.md)
+            """,
+                       metadata: ["log_min_duration_statement": "\(slow)", "log_statement": "\(statements)"])
     }
 
     /// Refuses while a migration of this build is pending, naming `countersign migrate`.

@@ -1,4 +1,5 @@
 import Foundation
+import Postgres
 import Testing
 import TestSupport
 
@@ -72,6 +73,30 @@ struct DatabaseRoleTests {
                 let run = try await Self.serve(as: adminURL, in: folder)
                 #expect(run.status != 0)
                 #expect(run.errors.contains("it is a superuser") && run.errors.contains("could rewrite or remove evidence"), "\(run.errors)")
+            }
+        }
+    }
+
+    @Test("serve warns, naming the fix, when PostgreSQL would log statements with their bound values (tokens among them)")
+    func serveWarnsOfLoggedParameters() async throws {
+        try await Self.withScratch(prefix: "cli_logparams", migrate: false) { scratch in
+            let adminURL = try #require(scratch.adminURL, "TEST_DATABASE_ADMIN_URL")
+            _ = try await PostgresClient.withClient(.forTests(url: adminURL, poolSize: 1)) { admin in
+                try await admin.query("ALTER DATABASE \(unescaped: scratch.name) SET log_parameter_max_length = -1")
+                try await admin.query("ALTER DATABASE \(unescaped: scratch.name) SET log_min_duration_statement = 60000")
+            }
+            try await KeyCustodyTests.withFolder { folder in
+                // Refused for its pending migrations, after the warning: the run ends by itself.
+                let run = try await Self.serve(as: scratch.url, in: folder)
+                #expect(run.status != 0)
+                #expect((run.output + run.errors).contains("SET log_parameter_max_length = 0"), "\(run.output)\(run.errors)")
+            }
+            _ = try await PostgresClient.withClient(.forTests(url: adminURL, poolSize: 1)) { admin in
+                try await admin.query("ALTER DATABASE \(unescaped: scratch.name) SET log_parameter_max_length = 0")
+            }
+            try await KeyCustodyTests.withFolder { folder in
+                let run = try await Self.serve(as: scratch.url, in: folder)
+                #expect(!(run.output + run.errors).contains("SET log_parameter_max_length = 0"), "\(run.output)\(run.errors)")
             }
         }
     }

@@ -1,6 +1,6 @@
 /// The secret a caller authenticated with — today an API key's bearer token — held only for its
 /// request, so that the database functions that change evidence on the caller's behalf (migration
-/// 0025) find the acting key themselves, by the token's digest, instead of trusting a key id the
+/// 0023) find the acting key themselves, by the token's digest, instead of trusting a key id the
 /// runtime role hands them.
 ///
 /// Never logged, stored or encoded: it prints as a placeholder, and only ProofStore reads it.
