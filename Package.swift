@@ -214,7 +214,7 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto", condition: .when(platforms: [.linux, .android, .windows])),
         ], swiftSettings: strict),
         .testTarget(name: "CryptographyTests", dependencies: ["Cryptography"], swiftSettings: strict),
-        .testTarget(name: "ArchiveTests", dependencies: ["Archive", "CZlib"], swiftSettings: strict),
+        .testTarget(name: "ArchiveTests", dependencies: ["Archive", "CZlib", "CountersignClient"], swiftSettings: strict),
         .target(name: "InkTestSupport", dependencies: ["SignatureKit"], path: "Tests/InkTestSupport", swiftSettings: strict),
         .target(name: "PNGTestSupport", dependencies: ["PNG", "PNGShim"], path: "Tests/PNGTestSupport", swiftSettings: strict),
         .testTarget(name: "SignatureKitTests", dependencies: ["SignatureKit", "SignatureRender", "InkTestSupport"], swiftSettings: strict),

@@ -37,6 +37,19 @@ struct DefinerFunctionTests {
         }
     }
 
+    /// `name: relation` for every relation of public named after FROM, JOIN, UPDATE, INTO or TABLE
+    /// without a schema before it, in the body of a definer function of public.
+    static func unqualifiedRelations(_ owner: PostgresClient) async throws -> [String] {
+        try await owner.query("""
+            SELECT p.oid::regprocedure::text || ': ' || m[2] AS found
+            FROM pg_proc p CROSS JOIN LATERAL regexp_matches(p.prosrc,
+                '(?:^|[^a-z0-9_.])(from|join|update|into|table)\\s+([a-z_][a-z0-9_]*)(?![a-z0-9_]*\\s*[.(])', 'gi') m
+            WHERE p.pronamespace = 'public'::regnamespace AND p.prosecdef
+              AND EXISTS (SELECT 1 FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relname = lower(m[2]))
+            ORDER BY 1
+            """).rows.map { try $0.decode(String.self, "found") }
+    }
+
     static func markerExists(_ database: PostgresClient) async throws -> Bool {
         try await database.query("SELECT to_regclass('public.marker') IS NOT NULL AS found").decode(Bool.self, row: 0, column: "found")
     }
@@ -54,16 +67,7 @@ struct DefinerFunctionTests {
                     let pinned = config.contains("search_path=pg_catalog, public, pg_temp") || config == "search_path=pg_catalog"
                     #expect(pinned, "\(name) runs with \(config.isEmpty ? "the caller's search_path" : config)")
                 }
-                // A relation of public named after FROM, JOIN, UPDATE, INTO or TABLE with no schema
-                // before it, in any definer function's body.
-                let unqualified = try await owner.query("""
-                    SELECT DISTINCT p.oid::regprocedure::text || ': ' || m[2] AS found
-                    FROM pg_proc p CROSS JOIN LATERAL regexp_matches(p.prosrc,
-                        '(?:^|[^a-z0-9_.])(from|join|update|into|table)\\s+([a-z_][a-z0-9_]*)(?![a-z0-9_]*\\s*[.(])', 'gi') m
-                    WHERE p.pronamespace = 'public'::regnamespace AND p.prosecdef
-                      AND EXISTS (SELECT 1 FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relname = lower(m[2]))
-                    ORDER BY 1
-                    """).rows.map { try $0.decode(String.self, "found") }
+                let unqualified = Array(Set(try await Self.unqualifiedRelations(owner))).sorted()
                 #expect(unqualified == [], "relations named without public.: \(unqualified)")
             }
         }
@@ -77,12 +81,8 @@ struct DefinerFunctionTests {
                     CREATE FUNCTION countersign_test_unpinned() RETURNS bigint LANGUAGE sql SECURITY DEFINER
                     SET search_path = pg_catalog, public AS $$ SELECT count(*) FROM deliveries $$
                     """)
-                let found = try await owner.query("""
-                    SELECT count(*)::int8 AS n FROM pg_proc p CROSS JOIN LATERAL regexp_matches(p.prosrc,
-                        '(?:^|[^a-z0-9_.])(from|join|update|into|table)\\s+([a-z_][a-z0-9_]*)(?![a-z0-9_]*\\s*[.(])', 'gi') m
-                    WHERE p.proname = 'countersign_test_unpinned'
-                      AND EXISTS (SELECT 1 FROM pg_class c WHERE c.relnamespace = 'public'::regnamespace AND c.relname = lower(m[2]))
-                    """).decode(Int64.self, row: 0, column: "n")
+                // The very check of the test above, on the same catalog.
+                let found = try await Self.unqualifiedRelations(owner).filter { $0.hasPrefix("countersign_test_unpinned()") }.count
                 #expect(found == 1)
                 let config = try await owner.query("""
                     SELECT array_to_string(proconfig, ' ') AS config FROM pg_proc WHERE proname = 'countersign_test_unpinned'

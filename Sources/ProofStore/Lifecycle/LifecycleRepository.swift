@@ -22,14 +22,20 @@ public struct LifecycleRepository: Sendable {
         do {
             return try await database.withTransaction(retryingStalePlans: true, body)
         } catch let error as PostgresError {
-            throw Self.transitionError(error) ?? error
+            throw Self.refusal(error) ?? error
         }
     }
 
-    /// The refusal of an illegal transition in `error`, if that is what it is.
-    static func transitionError(_ error: PostgresError) -> LifecycleError? {
-        guard error.kind == .checkViolation, error.constraint == LifecycleError.transitionConstraint else { return nil }
-        return .invalidTransition(error.message)
+    /// What the lifecycle rules refused in `error`, if that is what it is: an illegal transition
+    /// (0014), or a closing by a key that may not close or at a time that is not now (0023).
+    static func refusal(_ error: PostgresError) -> LifecycleError? {
+        guard error.kind == .checkViolation else { return nil }
+        switch error.constraint {
+        case LifecycleError.transitionConstraint: return .invalidTransition(error.message)
+        case "closing_key_allowed": return .actorRefused(error.message)
+        case "closing_time_now": return .clockSkew(error.message)
+        default: return nil
+        }
     }
 
     /// Stores `attempt` for the delivery `reference` and, with `idempotency`, completes that claim
@@ -56,7 +62,7 @@ public struct LifecycleRepository: Sendable {
                 RETURNING delivery_id
                 """)
         } catch let error as PostgresError {
-            throw transitionError(error) ?? error
+            throw refusal(error) ?? error
         }
         guard let row = inserted.first else { throw LifecycleError.deliveryNotFound }
         if let idempotency {
@@ -85,9 +91,7 @@ public struct LifecycleRepository: Sendable {
                     \(credential?.token)::text, \(closedAt))
                 """)
         } catch let error as PostgresError {
-            if error.kind == .checkViolation, error.constraint == "closing_key_allowed" { throw LifecycleError.actorRefused(error.message) }
-            if error.kind == .checkViolation, error.constraint == "closing_time_now" { throw LifecycleError.clockSkew(error.message) }
-            throw transitionError(error) ?? error
+            throw refusal(error) ?? error
         }
         guard let row = closed.first else { throw LifecycleError.deliveryNotFound }
         return (try row.decode(UUID.self, "id"), try row.decode(UUID.self, "closed_by"))
