@@ -113,6 +113,9 @@ let package = Package(
         ),
         .target(name: "Cryptography", dependencies: ["CLibCrypto"], swiftSettings: strict),
 
+        // MARK: Threads of our own for calls that wait (DNS, child processes, small file writes)
+        .target(name: "Execution", dependencies: [.product(name: "NIOPosix", package: "swift-nio")], swiftSettings: strict),
+
         // MARK: Service
         .target(
             name: "ProofStore",
@@ -127,7 +130,7 @@ let package = Package(
         .target(
             name: "Webhooks",
             dependencies: [
-                "ProofStore", "Postgres", "Cryptography",
+                "ProofStore", "Postgres", "Cryptography", "Execution",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -140,7 +143,7 @@ let package = Package(
         .target(
             name: "ProofService",
             dependencies: [
-                "ProofStore", "Postgres", "SignatureKit", "SignatureRender", "Archive", "Cryptography", "Webhooks",
+                "ProofStore", "Postgres", "SignatureKit", "SignatureRender", "Archive", "Cryptography", "Webhooks", "Execution",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),

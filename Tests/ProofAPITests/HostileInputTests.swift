@@ -458,7 +458,9 @@ enum RawHTTP {
 
         var statusLine: String {
             let text = String(decoding: bytes.prefix(200), as: UTF8.self)
-            return text.split(separator: "\r\n", maxSplits: 1).first.map(String.init) ?? "(no response)"
+            let waited = "\((seconds * 10).rounded() / 10) s"
+            return text.split(separator: "\r\n", maxSplits: 1).first.map(String.init)
+                ?? (closedByServer ? "(no response; closed by the server after \(waited))" : "(no response in \(waited))")
         }
 
         /// The status code of the first response, if any arrived.

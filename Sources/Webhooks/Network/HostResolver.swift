@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import NIOPosix
+import Execution
 
 /// Turns a host name into addresses. The guard asks it; tests inject their own, so no test ever
 /// needs a real name that resolves somewhere.
@@ -12,7 +12,7 @@ public protocol HostResolver: Sendable {
     func addresses(of host: String) async throws -> [IPAddress]
 }
 
-/// The system resolver (`getaddrinfo`), run on NIO's blocking thread pool: it can wait on DNS for
+/// The system resolver (`getaddrinfo`), run on ``BlockingLane/waiting``: it can wait on DNS for
 /// seconds, which must not hold a thread of the cooperative pool or an event loop.
 public struct SystemHostResolver: HostResolver {
     public init() {}
@@ -30,7 +30,7 @@ public struct SystemHostResolver: HostResolver {
     }
 
     public func addresses(of host: String) async throws -> [IPAddress] {
-        try await NIOThreadPool.singleton.runIfActive { try Self.lookUp(host) }
+        try await BlockingLane.waiting.run { try Self.lookUp(host) }
     }
 
     static func lookUp(_ host: String) throws -> [IPAddress] {

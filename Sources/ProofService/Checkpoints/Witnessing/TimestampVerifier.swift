@@ -1,5 +1,5 @@
 import Foundation
-import NIOPosix
+import Execution
 
 /// Checks the RFC 3161 tokens beside witness files with `openssl ts -verify`: the token's
 /// signature chains to the TSA's CA certificate (`--tsa-ca`), and its message imprint is SHA-256
@@ -28,7 +28,7 @@ public struct TimestampVerifier: Sendable {
     public func verify(data: String, token: String) async throws {
         let arguments = ["ts", "-verify", "-in", token, "-data", data, "-CAfile", caFile]
         let executable = self.executable
-        try await NIOThreadPool.singleton.runIfActive { try Self.run(executable, arguments, token: token) }
+        try await BlockingLane.waiting.run { try Self.run(executable, arguments, token: token) }
     }
 
     static func run(_ executable: String, _ arguments: [String], token: String) throws(WitnessError) {

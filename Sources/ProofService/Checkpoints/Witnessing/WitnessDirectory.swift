@@ -1,5 +1,5 @@
 import Foundation
-import NIOPosix
+import Execution
 
 #if canImport(Glibc)
 import Glibc
@@ -27,7 +27,7 @@ public struct WitnessDirectory: Sendable {
     /// ``WitnessError/alreadyWitnessed(path:)`` when the name exists.
     public func write(_ bytes: [UInt8], as name: String) async throws {
         let path = self.path
-        try await NIOThreadPool.singleton.runIfActive { try Self.writeBlocking(bytes, as: name, in: path) }
+        try await BlockingLane.waiting.run { try Self.writeBlocking(bytes, as: name, in: path) }
     }
 
     /// Every checkpoint file's name in the directory, ascending (that is, by signing time).
