@@ -69,9 +69,9 @@ struct AuthorizationMatrixTests {
         Route(method: .get, path: "/v1/deliveries/{delivered}/proof/signature.png?width=120", allowed: [.dispatcher, .auditor, .admin],
               success: .ok),
         Route(method: .get, path: "/v1/deliveries/{delivered}/proof/signature.svg", allowed: [.dispatcher, .auditor, .admin], success: .ok),
-        Route(method: .get, path: "/v1/deliveries/{delivered}/proof/points", allowed: [.dispatcher, .auditor, .admin], success: .ok),
-        Route(method: .get, path: "/v1/deliveries/{delivered}/proof/points?format=inkml", allowed: [.dispatcher, .auditor, .admin],
-              success: .ok),
+        // The raw dynamics are biometric data: auditors and admins only (dispatchers see the image).
+        Route(method: .get, path: "/v1/deliveries/{delivered}/proof/points", allowed: [.auditor, .admin], success: .ok),
+        Route(method: .get, path: "/v1/deliveries/{delivered}/proof/points?format=inkml", allowed: [.auditor, .admin], success: .ok),
         Route(method: .get, path: "/v1/audit/events", allowed: [.auditor, .admin], success: .ok),
         Route(method: .get, path: "/v1/audit/verify", allowed: [.auditor, .admin], success: .ok),
         Route(method: .get, path: "/v1/audit/checkpoint", allowed: [.auditor, .admin], success: .ok),

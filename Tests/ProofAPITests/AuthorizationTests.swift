@@ -18,9 +18,9 @@ struct AuthorizationTests {
                     .courier: ["read_delivery", "upload_proof", "record_attempt", "register_device", "read_device"],
                     .dispatcher: ["create_delivery", "read_delivery", "upload_proof", "record_attempt", "close_delivery", "read_proof",
                                   "register_device", "approve_device", "read_device"],
-                    .auditor: ["read_delivery", "read_proof", "read_audit", "export", "read_device"],
+                    .auditor: ["read_delivery", "read_proof", "read_points", "read_audit", "export", "read_device"],
                     .admin: ["create_delivery", "read_delivery", "upload_proof", "record_attempt", "close_delivery", "read_proof",
-                             "read_audit", "export", "manage_webhooks", "register_device", "approve_device", "read_device"],
+                             "read_points", "read_audit", "export", "manage_webhooks", "register_device", "approve_device", "read_device"],
                 ]
                 for (role, permissions) in expected {
                     let response = try await client.execute(uri: "/v1/session", method: .get, headers: harness.headers(role))
@@ -113,7 +113,7 @@ struct AuthorizationTests {
                     Operation(name: "metadata", method: .get, uri: "/v1/deliveries/\(withProof)/proof", allowed: [.dispatcher, .auditor, .admin]),
                     Operation(name: "png", method: .get, uri: "/v1/deliveries/\(withProof)/proof/signature.png", allowed: [.dispatcher, .auditor, .admin]),
                     Operation(name: "svg", method: .get, uri: "/v1/deliveries/\(withProof)/proof/signature.svg", allowed: [.dispatcher, .auditor, .admin]),
-                    Operation(name: "points", method: .get, uri: "/v1/deliveries/\(withProof)/proof/points", allowed: [.dispatcher, .auditor, .admin]),
+                    Operation(name: "points", method: .get, uri: "/v1/deliveries/\(withProof)/proof/points", allowed: [.auditor, .admin]),
                 ]
                 for operation in operations {
                     for role in Role.allCases {

@@ -71,12 +71,12 @@ struct HostileClientTests {
                                                       body: ByteBuffer(string: Samples.proofJSON()))
                 try #require(upload.status == .created)
                 let original = try await client.execute(uri: "/v1/deliveries/\(reference)/proof/points", method: .get,
-                                                        headers: harness.headers(.dispatcher))
+                                                        headers: harness.headers(.auditor))
                 #expect(original.status == .ok)
                 #expect(original.headers[.contentType] == "application/json")
                 #expect(original.headers[.contentDisposition] == "attachment; filename=\"\(reference)-points.json\"")
                 let inkml = try await client.execute(uri: "/v1/deliveries/\(reference)/proof/points?format=inkml", method: .get,
-                                                     headers: harness.headers(.dispatcher))
+                                                     headers: harness.headers(.auditor))
                 #expect(inkml.status == .ok)
                 #expect(inkml.headers[.contentType] == "application/inkml+xml")
                 #expect(inkml.headers[.contentDisposition] == "attachment; filename=\"\(reference)-points.inkml\"")

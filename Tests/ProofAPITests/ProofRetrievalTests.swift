@@ -122,7 +122,7 @@ struct ProofRetrievalTests {
                 #expect(png.bytes == expected.png, "the stored PNG is what `countersign render` makes of the stored ink")
                 let svg = try await client.execute(uri: base + "/signature.svg", method: .get, headers: harness.headers(.dispatcher))
                 #expect(svg.status == .ok)
-                let points = try await client.execute(uri: base + "/points", method: .get, headers: harness.headers(.dispatcher))
+                let points = try await client.execute(uri: base + "/points", method: .get, headers: harness.headers(.auditor))
                 #expect(points.bytes == Array(body.utf8))
             }
         }

@@ -390,8 +390,13 @@ class ConsoleTest(FindingChecks):
         recorded = json.loads(self.api("auditor", f"/v1/audit/events?subject=delivery:{self.reference}&action=proof_recorded&limit=50")[0])
         self.check(len(recorded["items"]) == 1, f"exactly one proof was stored: {len(recorded['items'])} proof_recorded events")
         self.check_ink(json.loads(sent), rect, pen, touch, line)
-        stored, headers = self.api("dispatcher", f"/v1/deliveries/{self.reference}/proof/points")
+        stored, headers = self.api("auditor", f"/v1/deliveries/{self.reference}/proof/points")
         self.check(stored == sent, f"GET …/proof/points equals the uploaded bytes ({len(stored)} vs {len(sent)} bytes)")
+        try:
+            self.api("dispatcher", f"/v1/deliveries/{self.reference}/proof/points")
+            self.check(False, "a dispatcher's key reads the raw points: only auditors and admins may (read_points)")
+        except urllib.error.HTTPError as refused:
+            self.check(refused.code == 403, f"a dispatcher's key gets 403 for the raw points, not {refused.code}")
         self.check(hashlib.sha256(sent).hexdigest() in self.text("capture-details"), "the page shows the SHA-256 of the bytes it sent")
         self.check("matches what this device sent" in self.text("capture-details"), "the page confirmed the server's digest")
         shown = lambda: self.image_loaded("capture-png") and self.image_loaded("capture-svg")
@@ -430,9 +435,8 @@ class ConsoleTest(FindingChecks):
         self.check(href.startswith("https://www.openstreetmap.org/?mlat=52.520408&mlon=13.405254"), f"OpenStreetMap link: {href}")
         self.check(self.by_id("detail-map").get_attribute("rel") == "noopener noreferrer", "the map link opens without an opener")
         self.screenshot("dispatcher-delivery")
-        self.by_id("detail-points").click()
-        name, data = self.wait_download(lambda n: n.startswith(self.reference), "the original points download")
-        self.check(data == sent, f"the downloaded points ({name}) equal the uploaded bytes")
+        self.check(self.by_id("detail-points-access").get_attribute("hidden") is not None,
+                   "a dispatcher is offered no download of the raw points (auditors and admins only)")
         self.check_search_parameters()
         self.by_id("search-reference").clear()
         Select(self.by_id("search-status")).select_by_value("delivered")
@@ -503,6 +507,14 @@ class ConsoleTest(FindingChecks):
         self.by_id("search-submit").click()
         self.wait_for(lambda: self.image_loaded("detail-png") and not self.by_id("detail-receipt").get_attribute("hidden"),
                       "the delivery with its receipt link")
+        self.check(self.by_id("detail-points-access").get_attribute("hidden") is None, "an auditor is offered the raw points")
+        self.by_id("detail-points-reason").send_keys("Dispute 4711")
+        self.by_id("detail-points").click()
+        name, data = self.wait_download(lambda n: n.startswith(self.reference), "the original points download")
+        self.check(data == sent, f"the downloaded points ({name}) equal the uploaded bytes")
+        read = json.loads(self.api("auditor", f"/v1/audit/events?subject=delivery:{self.reference}&action=proof_points_read&limit=50")[0])
+        self.check(any(event.get("details", {}).get("reason") == "Dispute 4711" for event in read["items"]),
+                   "the console's read of the points is audited with the reason typed")
         console_window = self.driver.current_window_handle
         self.by_id("detail-receipt").click()
         self.wait_for(lambda: len(self.driver.window_handles) == 2, "the receipt to open in a new tab")

@@ -2,7 +2,7 @@
 // details, create deliveries.
 import { ApiError, blob, deliveryPath, json } from './api.js';
 import { showAttempts } from './attempts.js';
-import { mayCreateDeliveries } from './session.js';
+import { mayCreateDeliveries, mayReadPoints } from './session.js';
 import {
   REFERENCE_PATTERN, byId, clearImage, dayStart, deviceTimeNode, el, fillDetails, flagsNode, formatDistance, formatLocation,
   mono, openStreetMapURL, saveBlob, setStatus, showBlob, timeNode,
@@ -111,7 +111,7 @@ async function openDelivery(reference) {
   byId('detail-figures').hidden = true;
   clearImage(byId('detail-png'));
   clearImage(byId('detail-svg'));
-  for (const id of ['detail-map', 'detail-points', 'detail-receipt']) byId(id).hidden = true;
+  for (const id of ['detail-map', 'detail-points-access', 'detail-receipt']) byId(id).hidden = true;
   setStatus(status, 'Loading…');
   article.focus();
   try {
@@ -179,7 +179,7 @@ function showDetails(delivery, proof) {
   }
   const points = byId('detail-points');
   points.dataset.reference = delivery.reference;
-  points.hidden = !proof;
+  byId('detail-points-access').hidden = !proof || !mayReadPoints();
   const receipt = byId('detail-receipt');
   receipt.href = `receipt.html?reference=${encodeURIComponent(delivery.reference)}`;
   receipt.hidden = !proof;
@@ -189,7 +189,9 @@ async function downloadPoints() {
   const reference = byId('detail-points').dataset.reference;
   const status = byId('detail-status');
   try {
-    const file = await blob(`${deliveryPath(reference)}/proof/points`);
+    const reason = byId('detail-points-reason').value.trim();
+    const query = reason ? `?reason=${encodeURIComponent(reason)}` : '';
+    const file = await blob(`${deliveryPath(reference)}/proof/points${query}`);
     const extension = file.blob.type.includes('json') ? 'json' : file.blob.type.includes('xml') ? 'xml' : 'txt';
     saveBlob(file.blob, file.filename ?? `${reference}-points.${extension}`);
     setStatus(status, `Downloaded the original points (${file.blob.size} bytes).`, 'ok');

@@ -36,3 +36,11 @@ export function clearSession() {
 export function mayCreateDeliveries() {
   return ['dispatcher', 'admin'].includes(currentSession()?.role);
 }
+
+/**
+ * Whether the signed-in role may read a proof's raw dynamics (auditor, admin: `read_points`):
+ * dispatchers see the signature's image only.
+ */
+export function mayReadPoints() {
+  return ['auditor', 'admin'].includes(currentSession()?.role);
+}

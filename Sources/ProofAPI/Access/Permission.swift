@@ -13,8 +13,12 @@ public enum Permission: Sendable, CaseIterable {
     case recordAttempt
     /// Cancel a delivery or give it up as failed: dispatcher, admin.
     case closeDelivery
-    /// Read a stored proof (metadata, PNG, SVG, points): dispatcher, auditor, admin.
+    /// Read a stored proof's metadata, PNG and SVG: dispatcher, auditor, admin.
     case readProof
+    /// Read a proof's raw dynamics (the original body, the ink as InkML): auditor, admin. The
+    /// point stream is behavioural biometric data, the most sensitive thing we hold; a dispatcher
+    /// finding a delivery needs the image, not the dynamics (docs/data-protection.md).
+    case readPoints
     /// Read and verify the audit log: auditor, admin.
     case readAudit
     /// Export proofs in bulk: auditor, admin.
@@ -37,6 +41,7 @@ public enum Permission: Sendable, CaseIterable {
         case .recordAttempt: "record_attempt"
         case .closeDelivery: "close_delivery"
         case .readProof: "read_proof"
+        case .readPoints: "read_points"
         case .readAudit: "read_audit"
         case .export: "export"
         case .manageWebhooks: "manage_webhooks"
@@ -54,7 +59,7 @@ public enum Permission: Sendable, CaseIterable {
         case .uploadProof, .recordAttempt: return [.courier, .dispatcher, .admin]
         case .closeDelivery: return [.dispatcher, .admin]
         case .readProof: return [.dispatcher, .auditor, .admin]
-        case .readAudit, .export: return [.auditor, .admin]
+        case .readPoints, .readAudit, .export: return [.auditor, .admin]
         case .manageWebhooks: return [.admin]
         case .registerDevice: return [.courier, .dispatcher, .admin]
         case .approveDevice: return [.dispatcher, .admin]
