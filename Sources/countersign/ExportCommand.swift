@@ -17,6 +17,8 @@ struct ExportCommand: AsyncParsableCommand {
             Check the result with `countersign verify FILE.zip --public-key <hex>`.
             With --archive (retention, docs/audit.md): once the bundle is written, a `proofs_archived` audit event
             records the period and the bundle's SHA-256, so verification accepts those proofs once they are dropped.
+            With --without-points each proof's raw dynamics (points, ink: biometric data) are left out; the bundle
+            still verifies, its manifest says so, and --archive refuses it (an archive must keep all the evidence).
             """
     )
 
@@ -27,11 +29,19 @@ struct ExportCommand: AsyncParsableCommand {
     @Option(name: .customLong("database-url"), help: "libpq URL (DATABASE_URL).") var databaseURL: String?
     @Flag(help: "Record the bundle in the audit log as the archive of the period (retention); needs --since, --until and zip.")
     var archive = false
+    @Flag(name: .customLong("without-points"), help: "Leave each proof's raw dynamics (points, ink) out of the zip bundle.")
+    var withoutPoints = false
 
     func validate() throws {
         if ProofExporter.Format(rawValue: format) == nil { throw ValidationError("--format: zip, ndjson or csv") }
         if archive, since == nil || until == nil || format != ProofExporter.Format.zip.rawValue {
             throw ValidationError("--archive needs --since, --until and the zip format")
+        }
+        if withoutPoints, format != ProofExporter.Format.zip.rawValue {
+            throw ValidationError("--without-points is for the zip format (ndjson and csv never hold the points)")
+        }
+        if withoutPoints, archive {
+            throw ValidationError("--archive keeps every file of the proofs it archives: drop --without-points")
         }
         _ = try Self.date(since, "--since")
         _ = try Self.date(until, "--until")
@@ -54,6 +64,7 @@ struct ExportCommand: AsyncParsableCommand {
             var bundleHash = SHA256Hasher()  // of the bytes as written, for --archive only (a pass over every byte)
             let summary = try await ProofExporter(database: database, key: key, work: work).export(
                 format: ProofExporter.Format(rawValue: format)!, since: sinceDate, until: untilDate,
+                contents: withoutPoints ? .withoutPoints : .everything,
                 progress: { done, total in progress.show(done, total) },
                 sink: { chunk in
                     if archive { bundleHash.update(chunk) }

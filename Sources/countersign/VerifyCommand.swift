@@ -160,8 +160,9 @@ struct VerifyCommand: AsyncParsableCommand {
             let checkpoint = report.checkpointVersion == 1
                 ? "audit checkpoint v1 seq \(report.checkpointSeq ?? 0) head \(report.checkpointHeadHash ?? "?")"
                 : "audit checkpoint v2 of \(report.checkpointHeads.count) chains, newest seq \(report.checkpointSeq ?? 0)"
+            let leftOut = report.contents == .withoutPoints ? " (raw dynamics left out by the exporter: their digests checked)" : ""
             let standalone = report.format == ExportManifest.formatTag
-                ? "\(report.verifiedProofs) proofs each matching its audit event, \(report.auditEvents) audit events re-hashed to the signed heads, "
+                ? "\(report.verifiedProofs) proofs each matching its audit event\(leftOut), \(report.auditEvents) audit events re-hashed to the signed heads, "
                 : ""
             print("bundle valid: \(report.verifiedFiles) files, \(report.proofCount) proofs, " + standalone + "signed by \(report.keyID ?? "?") "
                   + "(\(report.publicKey ?? "?")), " + checkpoint
@@ -249,9 +250,11 @@ struct BundleReportJSON: Encodable {
     var checkpointVersion: Int?
     var failures: [Failure]
     var omittedFailures: Int
+    /// `everything` or `without_points` (version 3 bundles; the manifest's `proof_files`).
+    var contents: String
 
     enum CodingKeys: String, CodingKey {
-        case status, files, proofs, failures, omittedFailures = "omitted_failures"
+        case status, files, proofs, failures, contents, omittedFailures = "omitted_failures"
         case publicKey = "public_key", keyID = "key_id", signerPinned = "signer_pinned", checkpointSeq = "checkpoint_seq", checkpointVersion = "checkpoint_version"
     }
 
@@ -264,6 +267,7 @@ struct BundleReportJSON: Encodable {
         signerPinned = report.signerPinned
         checkpointSeq = report.checkpointSeq
         checkpointVersion = report.checkpointVersion
+        contents = report.contents.rawValue
         failures = report.failures.map { Failure(file: $0.file, reason: $0.reason) }
         omittedFailures = report.omittedFailures
     }

@@ -27,6 +27,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 TRAILER = {"manifest.json", "manifest.sig", "public_key.pem"}
 PROOF_FILES = ["metadata.json", "signature.png", "signature.svg", "points", "ink"]
+OMISSIBLE = {"points", "ink"}  # the raw dynamics, which an export may leave out (manifest "proof_files")
 
 
 # --- the encodings of docs/audit.md ("The hash", "What the digests cover", "Signed checkpoints") ---
@@ -270,6 +271,12 @@ def verify_bundle(path, pinned):
     if checkpoint["public_key"] != signer or not signature_holds(checkpoint["public_key"], checkpoint["signature"], checkpoint_message(checkpoint)):
         fail("manifest.json", "the checkpoint is not signed by the bundle's key")
     heads = {h["chain"]: (h["head_seq"], h["head_hash"]) for h in checkpoint["chains"]}
+    # What each proof's folder holds: every file, or all but the raw dynamics (points, ink).
+    proof_files = manifest.get("proof_files", PROOF_FILES)
+    if proof_files not in (PROOF_FILES, [n for n in PROOF_FILES if n not in OMISSIBLE]):
+        fail("manifest.json", f"proof_files {proof_files} is neither every file nor all but points and ink")
+        return found.finish("")
+    omitted = set(PROOF_FILES) - set(proof_files)
 
     # Every file but the trailer is in exactly one signed checksum file.
     listed = {}
@@ -340,8 +347,19 @@ def verify_bundle(path, pinned):
             fail(folder + "metadata.json", "names another delivery than its folder")
         for name in PROOF_FILES[1:]:
             described = doc["files"].get(name, {})
-            if folder + name not in digests:
+            if name in omitted:
+                # Left out by the exporter: absent, listed as omitted, and its listed digest stands
+                # in for it in the checks against the event below.
+                if folder + name in digests:
+                    fail(folder + name, "is in the bundle, but the manifest says the export leaves it out")
+                elif described.get("omitted") is not True or "sha256" not in described:
+                    fail(folder + "metadata.json", f"does not list {name} as omitted")
+                else:
+                    digests[folder + name] = described["sha256"]
+            elif folder + name not in digests:
                 fail(folder + name, "missing from the bundle")
+            elif described.get("omitted", False) is not False:
+                fail(folder + "metadata.json", f"lists {name} as omitted, but the bundle holds it")
             elif described.get("sha256") != digests[folder + name]:
                 fail(folder + name, "differs from the SHA-256 in metadata.json")
         if proof["original"]["sha256"] != digests.get(folder + "points") or proof["png"]["sha256"] != digests.get(folder + "signature.png"):

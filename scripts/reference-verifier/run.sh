@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The reference verifier's test (issue 19.7), run by `make test` (scripts/test.sh): builds a real
 # database (three delivered proofs through a live server on a free port) and a real bundle
-# (`countersign export`; REF-4 device-signed), checks that countersign_verify.py passes on both, then that it fails,
+# (`countersign export`; REF-4 device-signed; and one `--without-points`), checks that countersign_verify.py passes on them, then that it fails,
 # naming the file or event, on each tampered copy of the bundle (a changed PNG byte, a changed
 # metadata field, a removed proof, a manifest re-signed with another key, an altered event, another
 # device signature) and on the database after a proof's signer, an event and a device signature
@@ -75,6 +75,9 @@ kill "$server"; wait "$server" 2>/dev/null || true; server=""
 
 "$BIN" export -o "$work/bundle.zip" >/dev/null
 "$BIN" verify "$work/bundle.zip" --public-key "$key" >/dev/null
+# The same proofs without their raw dynamics (points, ink): both verifiers accept it.
+"$BIN" export --without-points -o "$work/lean.zip" >/dev/null
+"$BIN" verify "$work/lean.zip" --public-key "$key" >/dev/null
 if ! out="$("$python" $HERE/countersign_verify.py self-test)"; then
     echo "reference-verifier: FAILED: self-test"$'\n'"$out" >&2; failures=$((failures + 1))
 else
@@ -99,6 +102,10 @@ expect_invalid() {
     fi
 }
 expect_ok bundle "$work/bundle.zip"
+expect_ok bundle "$work/lean.zip"
+if python3 -c 'import sys, zipfile; sys.exit(any(n.endswith(("/points", "/ink")) for n in zipfile.ZipFile(sys.argv[1]).namelist()))' "$work/lean.zip"; then :; else
+    echo "reference-verifier: FAILED: the bundle exported --without-points holds points or ink" >&2; failures=$((failures + 1))
+fi
 expect_ok database --database-url "$DATABASE_URL"
 folder=deliveries/REF-2/
 for kind in png metadata remove resign event; do

@@ -4,8 +4,9 @@ import Postgres
 import ProofService
 import ProofStore
 
-/// `GET /v1/exports/proofs?since=&until=&format=zip|ndjson|csv` (auditor, admin): the proofs
-/// received in the period, streamed. The export's audit event is committed before the first byte.
+/// `GET /v1/exports/proofs?since=&until=&format=zip|ndjson|csv&points=include|omit` (auditor,
+/// admin): the proofs received in the period, streamed; `points=omit` leaves each proof's raw
+/// dynamics out of a ZIP bundle (``ExportContents``). The export's audit event is committed before the first byte.
 struct ExportRoutes: Sendable {
     let services: CountersignServices
     let slots: ExportSlots
@@ -29,6 +30,14 @@ struct ExportRoutes: Sendable {
         if ProofExporter.Format(rawValue: raw) == nil {
             query.errors.append(.init(field: "format", message: "zip, ndjson or csv", code: "invalid_format"))
         }
+        let contents: ExportContents
+        switch query.value("points") {
+        case nil, "include": contents = .everything
+        case "omit": contents = .withoutPoints
+        default:
+            contents = .everything
+            query.errors.append(.init(field: "points", message: "include or omit", code: "invalid_points"))
+        }
         guard query.errors.isEmpty else { throw Problem.validation("The export parameters are not valid.", errors: query.errors) }
         let (since, until) = (query.since, query.until)
         let key = try services.checkpointKeys.key(for: context)
@@ -39,6 +48,8 @@ struct ExportRoutes: Sendable {
         }
         let exporter = services.exporter(signingWith: key)
         var details = ["format": format.rawValue]
+        // Only ZIP bundles carry points; the event says when one left them out.
+        if format == .zip, contents != .everything { details["contents"] = contents.rawValue }
         details["since"] = since.map(RFC3339Timestamp.format)
         details["until"] = until.map(RFC3339Timestamp.format)
         try await services.audit.append(.proofsExported, subject: "export:\(details["since"] ?? "")/\(details["until"] ?? "")", details: details,
@@ -52,7 +63,7 @@ struct ExportRoutes: Sendable {
             // enough to keep the connection writable ends here, at EXPORT_MAX_SECONDS.
             let deadline = ContinuousClock.now + longest
             do {
-                let summary = try await exporter.export(format: format, since: since, until: until) { chunk in
+                let summary = try await exporter.export(format: format, since: since, until: until, contents: contents) { chunk in
                     guard ContinuousClock.now < deadline else { throw DeadlinePassed(limit: longest) }
                     try await writer.write(ByteBuffer(bytes: chunk))
                 }

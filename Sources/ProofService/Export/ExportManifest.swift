@@ -35,19 +35,24 @@ public struct ExportManifest: Codable, Equatable {
     public var files: [File]?
     /// v3: the `checksums/*.sha256` files, in order, which list every other file.
     public var checksums: [File]?
+    /// v3: the files each proof's folder holds (``ExportContents/proofFiles``), so a reader knows
+    /// whether the raw dynamics are in the bundle; absent in bundles written before it: every file.
+    public var proofFiles: [String]?
 
     enum CodingKeys: String, CodingKey {
         case format, period, checkpoint, files, checksums
-        case createdAt = "created_at", proofCount = "proof_count"
+        case createdAt = "created_at", proofCount = "proof_count", proofFiles = "proof_files"
     }
 
     /// A version 3 manifest.
-    public init(createdAt: Date, since: Date?, until: Date?, proofCount: Int, checkpoint: AuditCheckpoint, checksums: [File]) {
+    public init(createdAt: Date, since: Date?, until: Date?, proofCount: Int, checkpoint: AuditCheckpoint, checksums: [File],
+                contents: ExportContents = .everything) {
         self.createdAt = RFC3339Timestamp.format(createdAt)
         self.period = Period(since: since.map(RFC3339Timestamp.format), until: until.map(RFC3339Timestamp.format))
         self.proofCount = proofCount
         self.checkpoint = CheckpointResource(checkpoint)
         self.checksums = checksums
+        self.proofFiles = contents.proofFiles
     }
 
     /// The manifest's bytes (sorted keys, so the same content gives the same bytes).

@@ -62,9 +62,10 @@ public struct ProofExporter: Sendable {
 
     /// Exports proofs with `since <= received_at < until` in `format`, handing the bytes to `sink`
     /// in chunks of about 64 KiB; `progress` is told (done, total) after each page of proofs.
-    public func export(format: Format, since: Date?, until: Date?, progress: ((Int, Int) -> Void)? = nil,
-                       sink: ([UInt8]) async throws -> Void) async throws -> Summary {
-        if format == .zip { return try await exportBundle(since: since, until: until, progress: progress, sink: sink) }
+    /// A ZIP bundle holds of each proof what `contents` says (NDJSON and CSV never hold the points).
+    public func export(format: Format, since: Date?, until: Date?, contents: ExportContents = .everything,
+                       progress: ((Int, Int) -> Void)? = nil, sink: ([UInt8]) async throws -> Void) async throws -> Summary {
+        if format == .zip { return try await exportBundle(since: since, until: until, contents: contents, progress: progress, sink: sink) }
         var output = ChunkedOutput()
         var snapshot: ProofExportReader.Snapshot?
         var count = 0
@@ -90,8 +91,10 @@ public struct ProofExporter: Sendable {
     /// order. Pages overlap: while one page is packed, the one before it is written and the next
     /// one fetched by the reader (at most three pages held), so the pool does not wait for the
     /// database. A second page packed ahead measured no better.
-    func exportBundle(since: Date?, until: Date?, progress: ((Int, Int) -> Void)?,
+    func exportBundle(since: Date?, until: Date?, contents: ExportContents, progress: ((Int, Int) -> Void)?,
                       sink: ([UInt8]) async throws -> Void) async throws -> Summary {
+        var packer = self.packer
+        packer.contents = contents
         let exportedAt = Date()
         var bundle = BundleStreamWriter(modified: exportedAt, offload: offload)
         var signed: AuditCheckpoint?
@@ -125,7 +128,7 @@ public struct ProofExporter: Sendable {
                 total = seen.proofCount
             }, each: { proofs in
                 let previous = packing
-                packing = (Task { try await pack(proofs) }, proofs.count)
+                packing = (Task { [packer] in try await pack(proofs, with: packer) }, proofs.count)
                 if let previous { try await write(previous) }
             }, withSegments: true, storedCheckpointKey: key.publicKey.rawRepresentation, segment: { event in
                 try await writePacked()
@@ -140,7 +143,7 @@ public struct ProofExporter: Sendable {
         let checkpoint = stored ?? fresh
         try await bundle.finish(key: key, to: sink) { checksums in
             try ExportManifest(createdAt: exportedAt, since: since, until: until, proofCount: count, checkpoint: checkpoint,
-                               checksums: checksums).encoded()
+                               checksums: checksums, contents: contents).encoded()
         }
         // Kept so `verify --database` checks it too (a stored one already is).
         if stored == nil { try await checkpoints.store(fresh) }
@@ -152,8 +155,8 @@ public struct ProofExporter: Sendable {
     static let proofsPerJob = 8
 
     /// `proofs` packed on the CPU pool, at most one job per core at once, in their order.
-    func pack(_ proofs: [ExportedProof]) async throws -> [BundleProofPacker.Packed] {
-        let packer = self.packer, offload = self.offload
+    func pack(_ proofs: [ExportedProof], with packer: BundleProofPacker) async throws -> [BundleProofPacker.Packed] {
+        let offload = self.offload
         let batches = stride(from: 0, to: proofs.count, by: Self.proofsPerJob).map {
             Array(proofs[$0..<min($0 + Self.proofsPerJob, proofs.count)])
         }

@@ -69,13 +69,15 @@ enum BundleProofCheck {
     /// Checks the folder `folder` (`deliveries/<reference>/`), whose `metadata.json` is `metadata`
     /// and whose other files are `files` (by name), against the event `event` gives for the proof
     /// id (nil: none), told what the folder's own digests are (so an index can answer from those).
-    static func check(folder: String, metadata: [UInt8], files: Files,
+    /// The files named in `omitted` (the export left the raw dynamics out, as its signed manifest
+    /// says) must be absent and listed as omitted; their listed digests stand in for them.
+    static func check(folder: String, metadata: [UInt8], files: Files, omitted: Set<String> = [],
                       event: (UUID, RecordedEventDigests) -> RecordedEventDigests?) -> Outcome {
-        check(folder: folder, metadata: Metadata.read(metadata), files: files, event: event)
+        check(folder: folder, metadata: Metadata.read(metadata), files: files, omitted: omitted, event: event)
     }
 
-    /// ``check(folder:metadata:files:event:)`` with `metadata.json` already read.
-    static func check(folder: String, metadata: Metadata, files: Files,
+    /// ``check(folder:metadata:files:omitted:event:)`` with `metadata.json` already read.
+    static func check(folder: String, metadata: Metadata, files held: Files, omitted: Set<String> = [],
                       event: (UUID, RecordedEventDigests) -> RecordedEventDigests?) -> Outcome {
         var failures: [ExportBundleVerifier.Failure] = []
         func fail(_ name: String, _ reason: String) { failures.append(.init(file: folder + name, reason: reason)) }
@@ -90,15 +92,29 @@ enum BundleProofCheck {
         if BundleLayout.folder(reference) != folder || document.deliveryReference != reference {
             fail("metadata.json", "names delivery \(reference), but lies in \(folder)")
         }
+        // The folder's files, with each left-out file's listed digest in its place: what the
+        // checks against the document and the event below read.
+        var files = held
         for name in BundleLayout.proofFiles.dropFirst() {
-            guard let found = files[name] else {
-                fail(name, "missing from the bundle")
+            let listed = document.file(name)
+            guard let found = held[name] else {
+                if omitted.contains(name) {
+                    if let listed, listed.omitted, let digest = listed.sha256 {
+                        files[name] = FileFacts(bytes: listed.bytes, sha256: digest)
+                    } else {
+                        fail("metadata.json", "does not list \(name) as omitted, which the manifest says this export leaves out")
+                    }
+                } else {
+                    fail(name, "missing from the bundle")
+                }
                 continue
             }
-            guard let listed = document.file(name), let listedDigest = listed.sha256 else {
+            if omitted.contains(name) { fail(name, "is in the bundle, but the manifest says this export leaves it out") }
+            guard let listed, let listedDigest = listed.sha256 else {
                 fail("metadata.json", "does not list \(name)")
                 continue
             }
+            if listed.omitted { fail("metadata.json", "lists \(name) as omitted, but the bundle holds it") }
             if listed.bytes != found.bytes || listedDigest != found.sha256 {
                 fail(name, "SHA-256 \(found.sha256) (\(found.bytes) bytes) differs from metadata.json's \(listedDigest) (\(listed.bytes) bytes)")
             }

@@ -8,11 +8,13 @@ import ProofStore
 /// rounded to the centimetre), and `captured_at_us`, `captured_at_offset_min` and `received_at_us`
 /// are added — so a verifier recomputes `metadata_sha256` from this file alone (docs/audit.md).
 enum BundleProofDocument {
-    /// One of the proof's other files: its name in the folder, size and SHA-256.
+    /// One of the proof's other files: its name in the folder, size and SHA-256, and whether the
+    /// export leaves it out (``ExportContents``): then it is listed with `"omitted": true`.
     struct FileDigest: Sendable, Equatable {
         var name: String
         var bytes: Int
         var sha256: String
+        var omitted = false
     }
 
     /// The document's bytes for `proof`, whose other files are `files` (sorted by name here).
@@ -50,6 +52,7 @@ enum BundleProofDocument {
             json.key(file.name)
             json.beginObject()
             json.key("bytes"); json.int(file.bytes)
+            if file.omitted { json.key("omitted"); json.bool(true) }
             json.key("sha256"); json.string(file.sha256)
             json.endObject()
         }

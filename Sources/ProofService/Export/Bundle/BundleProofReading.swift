@@ -12,6 +12,9 @@ struct BundleProofReading: Sendable {
         var bytes: Int
         /// Nil when its `sha256` is not 64 hex digits.
         var sha256: Digest32?
+        /// `"omitted": true`: the exporter left the file out (an export without the raw dynamics);
+        /// `bytes` and `sha256` still describe it.
+        var omitted = false
     }
 
     /// A device-signed upload's key and signature (base64), with the key's public key.
@@ -75,10 +78,12 @@ struct BundleProofReading: Sendable {
         var files: [(name: String, file: File)] = []
         files.reserveCapacity(4)
         try json.readObject("files", depth: 2) { (json, name) throws(BundleJSONError) in
-            var bytes: Int?, sha256: Digest32??
+            var bytes: Int?, sha256: Digest32??, omitted = false
             try json.readObject("files", depth: 3) { (json, member) throws(BundleJSONError) in
                 if json.token(member, is: "bytes") {
                     bytes = Int(try json.readInt64("bytes"))
+                } else if json.token(member, is: "omitted") {
+                    omitted = try json.readBool("omitted")
                 } else if json.token(member, is: "sha256") {
                     sha256 = .some(try json.readDigest("sha256"))
                 } else {
@@ -87,7 +92,7 @@ struct BundleProofReading: Sendable {
             }
             guard let bytes else { throw BundleJSONError("bytes is missing") }
             guard let sha256 else { throw BundleJSONError("sha256 is missing") }
-            files.append((name: json.text(name), file: File(bytes: bytes, sha256: sha256)))
+            files.append((name: json.text(name), file: File(bytes: bytes, sha256: sha256, omitted: omitted)))
         }
         return files
     }

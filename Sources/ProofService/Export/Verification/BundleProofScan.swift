@@ -120,7 +120,8 @@ enum BundleProofScan {
 
     /// Scans the proofs against `events`, which it seals (``BundleAuditIndex/seal(_:report:)``)
     /// just before the first proof is applied: the first batches are read meanwhile.
-    static func scan(_ archive: ZipArchiveReader, checksums: [ExportManifest.File], events: inout BundleEventIndex,
+    /// `omitted`: the proof files the signed manifest says this export leaves out.
+    static func scan(_ archive: ZipArchiveReader, checksums: [ExportManifest.File], omitted: Set<String> = [], events: inout BundleEventIndex,
                      report: inout ExportBundleVerifier.Report) {
         var sealed = false
         func sealOnce() {
@@ -137,7 +138,9 @@ enum BundleProofScan {
         func finishFolder() {
             guard let folder = state.folder else { return }
             if let metadata = state.metadata {
-                let outcome = BundleProofCheck.check(folder: folder, metadata: metadata, files: state.files) { events.take($0, actual: $1) }
+                let outcome = BundleProofCheck.check(folder: folder, metadata: metadata, files: state.files, omitted: omitted) {
+                    events.take($0, actual: $1)
+                }
                 report.add(contentsOf: outcome.failures)
                 proofs += 1
             } else {

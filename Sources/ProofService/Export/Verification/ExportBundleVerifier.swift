@@ -60,6 +60,9 @@ public enum ExportBundleVerifier {
         public var verifiedProofs = 0
         /// Version 3: audit events re-hashed up to the checkpoint's heads.
         public var auditEvents = 0
+        /// Version 3: what the bundle holds of each proof, as its signed manifest says (the raw
+        /// dynamics may be left out; their digests are still checked against the audit events).
+        public var contents: ExportContents = .everything
 
         /// True when nothing failed.
         public var isValid: Bool { failures.isEmpty }
@@ -213,8 +216,14 @@ public enum ExportBundleVerifier {
             fail("manifest.json", "a version 3 bundle needs a version 2 checkpoint and its checksums list")
             return report
         }
+        guard let contents = ExportContents(proofFiles: manifest.proofFiles) else {
+            fail("manifest.json", "proof_files \(manifest.proofFiles ?? []) is not what an export holds of a proof: every file, or all but "
+                 + ExportContents.omissibleFiles.sorted().joined(separator: " and "))
+            return report
+        }
+        report.contents = contents
         var index = BundleAuditIndex.build(archive, segments: audit.sorted { $0.name < $1.name }, heads: checkpoint.heads, report: &report)
-        BundleProofScan.scan(archive, checksums: checksums, events: &index, report: &report)
+        BundleProofScan.scan(archive, checksums: checksums, omitted: contents.omittedFiles, events: &index, report: &report)
         if let failure = index.failure { fail("bundle", failure.description) }
         if report.verifiedProofs != manifest.proofCount {
             fail("manifest.json", "states \(manifest.proofCount) proofs, but the bundle holds \(report.verifiedProofs)")

@@ -22,6 +22,15 @@ extension BundleJSONParser {
         return true
     }
 
+    /// `true` or `false`; "`name` is not a boolean" otherwise.
+    mutating func readBool(_ name: String) throws(BundleJSONError) -> Bool {
+        switch next {
+        case UInt8(ascii: "t"): try literal("true"); return true
+        case UInt8(ascii: "f"): try literal("false"); return false
+        default: throw BundleJSONError("\(name) is not a boolean")
+        }
+    }
+
     mutating func readString(_ name: String) throws(BundleJSONError) -> String {
         guard next == UInt8(ascii: "\"") else { throw BundleJSONError("\(name) is not a string") }
         let token = try scanString()
