@@ -8,13 +8,13 @@ DATABASE ?= countersign
 .PHONY: run test test-ports-taken browser-test reliability deps build release migrate serve db-start db-stop db-url clean-data clean bench
 
 ## run: install what is missing, start PostgreSQL under .data/, migrate, build release, serve (with a development
-## checkpoint key generated in .data/checkpoint-ed25519.pem: CHECKPOINT_KEY_GENERATE=true). `migrate` connects as the
+## checkpoint key and data keys generated in .data/ (checkpoint-ed25519.pem, data-keys: CHECKPOINT_KEY_GENERATE=true, DATA_KEY_GENERATE=true). `migrate` connects as the
 ## owner role (countersign), `serve` as the runtime role (countersign_app) that migrate grants.
 run: deps db-start release
 	@$(PG) createdb $(DATABASE)
 	@MIGRATION_DATABASE_URL="$$($(PG) owner-url $(DATABASE))" .build/release/countersign migrate
 	@echo "Countersign is serving on http://$(HOST):$(PORT)  (Ctrl-C stops it; 'make db-stop' stops PostgreSQL)"
-	@DATABASE_URL="$$($(PG) url $(DATABASE))" HOST=$(HOST) PORT=$(PORT) CHECKPOINT_KEY_GENERATE=true exec .build/release/countersign serve
+	@DATABASE_URL="$$($(PG) url $(DATABASE))" HOST=$(HOST) PORT=$(PORT) CHECKPOINT_KEY_GENERATE=true DATA_KEY_GENERATE=true exec .build/release/countersign serve
 
 ## test: the whole suite against a fresh test database; stops the cluster if it started it
 test: deps

@@ -122,6 +122,7 @@ let package = Package(
             dependencies: [
                 "Postgres",
                 "Cryptography",
+                "Execution",
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict

@@ -43,7 +43,7 @@ psql -q "$url" -c "INSERT INTO deliveries (reference, recipient_name, address, d
                    SELECT 'L-' || g, 'Load Test', 'Somewhere', 52.52, 13.405 FROM generate_series(0, 59999) g"
 
 serve() {  # serve [VAR=value ...]
-    env DATABASE_URL="$url" PORT="$port" HOST=127.0.0.1 LOG_LEVEL=warning RATE_LIMIT_PER_SECOND=0 CHECKPOINT_KEY_GENERATE=true "$@" "$binary" serve \
+    env DATABASE_URL="$url" PORT="$port" HOST=127.0.0.1 LOG_LEVEL=warning RATE_LIMIT_PER_SECOND=0 CHECKPOINT_KEY_GENERATE=true DATA_KEY_GENERATE=true "$@" "$binary" serve \
         >"${TMPDIR:-/tmp}/countersign-bench-server.log" 2>&1 &
     server=$!
     for _ in $(seq 1 200); do curl -fs --max-time 2 "http://127.0.0.1:$port/readyz" >/dev/null && return; sleep 0.1; done

@@ -53,7 +53,7 @@ run() {  # run LABEL "PG OPTIONS"
     local token; token="$(DATABASE_URL="$url" "$binary" keys create --role admin --name checkpoint 2>&1 | grep -o 'cs_[A-Za-z0-9_-]*' | head -1)"
     psql -X -q "$url" -c "INSERT INTO deliveries (reference, recipient_name, address, destination_lat, destination_lon)
                           SELECT 'C-' || g, 'Load Test', 'Somewhere', 52.52, 13.405 FROM generate_series(0, $((seconds * 2000))) g"
-    env DATABASE_URL="$url" PORT="$port" HOST=127.0.0.1 LOG_LEVEL=warning RATE_LIMIT_PER_SECOND=0 CHECKPOINT_KEY_GENERATE=true \
+    env DATABASE_URL="$url" PORT="$port" HOST=127.0.0.1 LOG_LEVEL=warning RATE_LIMIT_PER_SECOND=0 CHECKPOINT_KEY_GENERATE=true DATA_KEY_GENERATE=true \
         DATA_DIR="$work" "$binary" serve >"$work/server.log" 2>&1 &
     server=$!
     for _ in $(seq 1 300); do curl -fs --max-time 2 "http://127.0.0.1:$port/readyz" >/dev/null && break; sleep 0.1; done

@@ -35,6 +35,8 @@ export_setup() {
     export DATABASE_URL="$(scripts/pg.sh url export_bench)" LOG_LEVEL=warning RATE_LIMIT_PER_SECOND=0 MIGRATIONS_DIR="$PWD/migrations"
     openssl genpkey -algorithm ed25519 -out "$export_work/checkpoint.pem" 2>/dev/null
     export CHECKPOINT_KEY_FILE="$export_work/checkpoint.pem"
+    printf 'bench-1 %s\n' "$(openssl rand -base64 32)" > "$export_work/data-keys"
+    export DATA_KEY_FILE="$export_work/data-keys"
     MIGRATION_DATABASE_URL="$(scripts/pg.sh owner-url export_bench)" "$binary" migrate >/dev/null
     token="$("$binary" keys create --role admin --name bench | tail -1)"
     start_server "$binary"

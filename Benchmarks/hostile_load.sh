@@ -37,7 +37,7 @@ psql -q "$url" -c "INSERT INTO deliveries (reference, recipient_name, address, d
     UNION ALL SELECT 'X-' || a || '-' || n, 'Attack', 'Somewhere', 52.52, 13.405 FROM generate_series(0, 1) a, generate_series(0, 19999) n
     UNION ALL SELECT 'HEAVY-' || a, 'Heavy', 'Somewhere', 52.52, 13.405 FROM generate_series(0, 1) a"
 
-DATABASE_URL="$url" PORT="$port" HOST=127.0.0.1 LOG_LEVEL=warning CHECKPOINT_KEY_GENERATE=true DATA_DIR="$COUNTERSIGN_PG_DIR/key" \
+DATABASE_URL="$url" PORT="$port" HOST=127.0.0.1 LOG_LEVEL=warning CHECKPOINT_KEY_GENERATE=true DATA_KEY_GENERATE=true DATA_DIR="$COUNTERSIGN_PG_DIR/key" \
     REQUEST_TIMEOUT_SECONDS=10 "$binary" serve >"${TMPDIR:-/tmp}/countersign-hostile-server.log" 2>&1 &
 server=$!
 for _ in $(seq 1 200); do curl -fs --max-time 2 "http://127.0.0.1:$port/readyz" >/dev/null && break; sleep 0.1; done

@@ -38,7 +38,7 @@ echo "hostile_search: $count deliveries in $(( $(date +%s) - started )) s" >&2
 url="$($PG url countersign_hostile)"
 token="$(DATABASE_URL="$url" "$binary" keys create --name bench --role auditor | grep -o 'cs_[A-Za-z0-9_-]*' | head -1)"
 measure() {
-    DATABASE_URL="$url" PORT="$port" CHECKPOINT_KEY_GENERATE=true DATA_DIR="$COUNTERSIGN_PG_DIR/data" RATE_LIMIT_PER_SECOND=0 \
+    DATABASE_URL="$url" PORT="$port" CHECKPOINT_KEY_GENERATE=true DATA_KEY_GENERATE=true DATA_DIR="$COUNTERSIGN_PG_DIR/data" RATE_LIMIT_PER_SECOND=0 \
         LOG_LEVEL=error "$1" serve >/dev/null 2>&1 &
     server=$!
     for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/readyz" >/dev/null && break; sleep 0.2; done

@@ -63,6 +63,8 @@ MIGRATION_DATABASE_URL="$($PG owner-url countersign_scale)" "$binary" migrate >/
 token="$(DATABASE_URL="$url" "$binary" keys create --role admin --name "scale $$" 2>&1 | grep -o 'cs_[A-Za-z0-9_-]*' | head -1)"
 openssl genpkey -algorithm ed25519 -out "$work/checkpoint.pem" 2>/dev/null
 export CHECKPOINT_KEY_FILE="$work/checkpoint.pem"
+printf 'bench-1 %s\n' "$(openssl rand -base64 32)" > "$work/data-keys"
+export DATA_KEY_FILE="$work/data-keys"
 
 mkdir -p "$work/witness"
 serve() {  # serve BINARY; scheduled checkpoints only while $checkpoint_interval is set (witness_now)

@@ -19,7 +19,7 @@ $PG createdb countersign_sdk_bench --fresh >/dev/null
 url="$($PG url countersign_sdk_bench)"
 port="$(python3 scripts/free-port.py)"
 # No rate limit: the benchmark measures transports, not the limiter.
-DATABASE_URL="$url" HOST=127.0.0.1 PORT="$port" LOG_LEVEL=error DATA_DIR="$out/data" CHECKPOINT_KEY_GENERATE=true \
+DATABASE_URL="$url" HOST=127.0.0.1 PORT="$port" LOG_LEVEL=error DATA_DIR="$out/data" CHECKPOINT_KEY_GENERATE=true DATA_KEY_GENERATE=true \
     RATE_LIMIT_PER_SECOND=0 "$server_binary" serve --no-metrics >"$out/server.log" 2>&1 &
 server=$!
 trap 'kill $server 2>/dev/null || true; wait $server 2>/dev/null || true' EXIT

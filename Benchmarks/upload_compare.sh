@@ -101,7 +101,7 @@ measure() {
         b=$(( (side - 1 + (round - 1) * swapping) % sides ))
         env DATABASE_URL="${urls[$((side - 1))]}" MIGRATIONS_DIR="${migrations[$((side - 1))]}" MIGRATE_ON_START=false \
             PORT=${http_ports[$side]} HOST=127.0.0.1 LOG_LEVEL=warning \
-            RATE_LIMIT_PER_SECOND=0 CHECKPOINT_KEY_GENERATE=true DATA_DIR="${TMPDIR:-/tmp}/countersign-compare-data$side" "${binaries[$b]}" serve >"${TMPDIR:-/tmp}/countersign-compare-server$side.log" 2>&1 &
+            RATE_LIMIT_PER_SECOND=0 CHECKPOINT_KEY_GENERATE=true DATA_KEY_GENERATE=true DATA_DIR="${TMPDIR:-/tmp}/countersign-compare-data$side" "${binaries[$b]}" serve >"${TMPDIR:-/tmp}/countersign-compare-server$side.log" 2>&1 &
         servers[$side]=$!
     done
     for side in "$@"; do

@@ -61,7 +61,7 @@ for round in $(seq 1 "$rounds"); do
     servers=(); line="round $round"
     for side in 1 2; do
         env DATABASE_URL="${urls[$side]}" PORT=${http_ports[$side]} HOST=127.0.0.1 LOG_LEVEL=warning RATE_LIMIT_PER_SECOND=0 \
-            CHECKPOINT_KEY_GENERATE=true DATA_DIR="${TMPDIR:-/tmp}/countersign-webhook-data$side" \
+            CHECKPOINT_KEY_GENERATE=true DATA_KEY_GENERATE=true DATA_DIR="${TMPDIR:-/tmp}/countersign-webhook-data$side" \
             WEBHOOK_SECRETS_KEY="$secrets_key" WEBHOOK_ALLOW_PRIVATE_NETWORKS=true \
             "$binary" serve >"${TMPDIR:-/tmp}/countersign-webhook-server$side.log" 2>&1 &
         servers+=($!)

@@ -50,7 +50,7 @@ stop_server() {
 }
 trap stop_server EXIT
 
-DATABASE_URL="$url" HOST=127.0.0.1 PORT="$port" PUBLIC_DIR="$PWD/public" LOG_LEVEL=notice DATA_DIR="$out/data" CHECKPOINT_KEY_GENERATE=true \
+DATABASE_URL="$url" HOST=127.0.0.1 PORT="$port" PUBLIC_DIR="$PWD/public" LOG_LEVEL=notice DATA_DIR="$out/data" CHECKPOINT_KEY_GENERATE=true DATA_KEY_GENERATE=true \
     "$binary" serve >"$out/server.log" 2>&1 &
 server=$!
 # The test pauses the server (SIGSTOP) to make it unreachable, and lets it go on (SIGCONT).

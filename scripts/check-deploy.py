@@ -38,6 +38,7 @@
 Exits 0 when every check passes, 1 otherwise. Needs python3 and PyYAML (Debian: python3-yaml).
 """
 
+import base64
 import argparse
 import glob
 import json
@@ -1024,6 +1025,19 @@ def check_smoke(report, stages, docs, binary, database_url, owner_url=None):
         else:
             env["CHECKPOINT_KEY_GENERATE"] = "true"
             report.info("smoke", "no openssl: serve runs with CHECKPOINT_KEY_GENERATE=true instead of a key file")
+        # Nor does it generate data keys: without DATA_KEY_FILE (or DATA_KEY_GENERATE=true) serve
+        # refuses, with one line naming both, and nothing is stored in clear instead.
+        run = subprocess.run([exe, "serve"], env=dict(base_env, **env), cwd=workdir, capture_output=True, text=True, timeout=60)
+        named = [line for line in run.stderr.splitlines() if "DATA_KEY_FILE" in line and "DATA_KEY_GENERATE" in line]
+        if run.returncode != 0 and len(named) == 1:
+            report.ok("smoke", f"serve without data keys refuses to start (exit {run.returncode}): {named[0].strip()[:120]}…")
+        else:
+            report.fail("smoke", f"serve without data keys: exit {run.returncode}, stderr {run.stderr.strip()[-300:]!r}")
+        # As in Kubernetes: a key file made out of band (32 random bytes in base64 behind a key id).
+        data_keys = os.path.join(stage, "data-keys")
+        with open(os.open(data_keys, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as keys:
+            keys.write("deploy-check-1 " + base64.b64encode(os.urandom(32)).decode() + "\n")
+        env["DATA_KEY_FILE"] = data_keys
 
         if database_url:
             # As the owner (--owner-url); the runtime role is DATABASE_URL's user, which serve uses below.

@@ -45,7 +45,7 @@ MIGRATION_DATABASE_URL="${owner_url:-$database_url}" "$binary" migrate >/dev/nul
 token() { DATABASE_URL="$database_url" "$binary" keys create --role "$1" --name "contract $1" 2>&1 | grep -o 'cs_[A-Za-z0-9_-]*' | head -1; }
 # Webhooks on, so their routes are fuzzed too, but with no sender: the fuzzer registers arbitrary
 # URLs, and tests send nothing beyond loopback (a throwaway sealing key, for this run only).
-DATABASE_URL="$database_url" PORT="$port" HOST=127.0.0.1 LOG_LEVEL=warning CHECKPOINT_KEY_GENERATE=true DATA_DIR="$out/contract-data" \
+DATABASE_URL="$database_url" PORT="$port" HOST=127.0.0.1 LOG_LEVEL=warning CHECKPOINT_KEY_GENERATE=true DATA_KEY_GENERATE=true DATA_DIR="$out/contract-data" \
     WEBHOOK_SECRETS_KEY="$(openssl rand -base64 32)" WEBHOOK_SENDER_ENABLED=false \
     "$binary" serve >"$log" 2>&1 &
 server=$!

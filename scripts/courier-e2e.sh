@@ -48,7 +48,7 @@ cleanup() {
 }
 trap cleanup EXIT
 start_server() {
-    DATABASE_URL="$url" HOST=127.0.0.1 PORT="$port" LOG_LEVEL=notice DATA_DIR="$out/data" CHECKPOINT_KEY_GENERATE=true \
+    DATABASE_URL="$url" HOST=127.0.0.1 PORT="$port" LOG_LEVEL=notice DATA_DIR="$out/data" CHECKPOINT_KEY_GENERATE=true DATA_KEY_GENERATE=true \
         "$server_binary" serve --no-metrics >>"$out/server.log" 2>&1 &
     server=$!
     for _ in $(seq 150); do

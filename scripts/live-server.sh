@@ -31,7 +31,7 @@ live_server_start() {
     LIVE_DATA_DIR="$(mktemp -d)"
     LIVE_BASE="http://127.0.0.1:$port"
     DATABASE_URL="$LIVE_DATABASE_URL" HOST=127.0.0.1 PORT="$port" PUBLIC_DIR="$PWD/public" LOG_LEVEL=notice \
-        DATA_DIR="$LIVE_DATA_DIR" CHECKPOINT_KEY_GENERATE=true "$binary" serve >"$log" 2>&1 &
+        DATA_DIR="$LIVE_DATA_DIR" CHECKPOINT_KEY_GENERATE=true DATA_KEY_GENERATE=true "$binary" serve >"$log" 2>&1 &
     LIVE_SERVER_PID=$!
     LIVE_BINARY="$binary"
     for _ in $(seq 150); do

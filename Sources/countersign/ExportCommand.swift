@@ -62,7 +62,7 @@ struct ExportCommand: AsyncParsableCommand {
         do {
             let (sinceDate, untilDate) = (try Self.date(since, "--since"), try Self.date(until, "--until"))
             var bundleHash = SHA256Hasher()  // of the bytes as written, for --archive only (a pass over every byte)
-            let summary = try await ProofExporter(database: database, key: key, work: work).export(
+            let summary = try await ProofExporter(database: database, key: key, dataKeys: DataKeyProvider(readingOnly: environment), work: work).export(
                 format: ProofExporter.Format(rawValue: format)!, since: sinceDate, until: untilDate,
                 contents: withoutPoints ? .withoutPoints : .everything,
                 progress: { done, total in progress.show(done, total) },

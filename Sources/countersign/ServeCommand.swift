@@ -74,11 +74,27 @@ struct ServeCommand: AsyncParsableCommand {
                    metadata: ["key_id": "\(publicKey.keyID)", "public_key": "\(publicKey.rawRepresentation.hexString)",
                               "file": "\(checkpointKeys.location)"])
 
+        // The data keys likewise: without them no proof could be stored sealed, and none is ever
+        // stored in clear instead.
+        let dataKeys = DataKeyProvider(configuration: configuration)
+        let dataKeysExisted = FileManager.default.fileExists(atPath: dataKeys.location)
+        let keys = try dataKeys.keys()
+        let activeKeyID = (keys as? DataKeyring)?.activeKeyID ?? "?"
+        logger.log(level: configuration.dataKeyFile == nil ? .warning : .info,
+                   configuration.dataKeyFile == nil
+                       ? (dataKeysExisted ? "data keys from DATA_DIR (development only: DATA_KEY_GENERATE)"
+                                          : "data keys GENERATED (development only: DATA_KEY_GENERATE)")
+                       : "data keys",
+                   metadata: ["active_key_id": "\(activeKeyID)", "file": "\(dataKeys.location)"])
+
         let database = PostgresClient(
             configuration: PostgresConfiguration(url: configuration.databaseURL, poolSize: configuration.poolSize),
             logger: Logger(label: "countersign.postgres"))
         do {
             try await ServeDatabaseGate.prepare(database: database, configuration: configuration, logger: logger)
+            // A key file that is not this database's (another deployment's, or a rotated key left
+            // out) is found now, on the newest stored data key, not at the first read of a proof.
+            try await ProofSealer(keys: dataKeys).checkNewestStoredKey(in: database)
         } catch {
             await database.shutdown()
             throw error
@@ -118,7 +134,8 @@ struct ServeCommand: AsyncParsableCommand {
                                                            "tsa": "\(configuration.checkpointTSAURL ?? "none")"])
         }
         let app = CountersignApplication.make(configuration: configuration, database: database, logger: logger, metrics: metrics,
-                                              checkpointKeys: checkpointKeys, readDatabase: readDatabase, services: background)
+                                              checkpointKeys: checkpointKeys, dataKeys: dataKeys, readDatabase: readDatabase,
+                                              services: background)
         logger.info("countersign listening", metadata: ["url": "http://\(configuration.host):\(configuration.port)"])
         try await app.runService()
     }

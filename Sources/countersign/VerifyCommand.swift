@@ -84,8 +84,10 @@ struct VerifyCommand: AsyncParsableCommand {
         let client = PostgresClient(configuration: .forCommand(url: databaseURL ?? environment.databaseURL, poolSize: Self.proofReaders))
         var report: AuditVerificationReport
         do {
-            let verifier = AuditVerifier(database: client, pageSize: Self.pageSize, proofReaders: Self.proofReaders,
-                                         hashing: VerificationHashing.offloaded(slices: CPUWorkPool.cores))
+            // Sealed proofs are opened with DATA_KEY_FILE (or the development file of DATA_KEY_GENERATE), on every core.
+            let verifier = AuditVerifier(database: client, dataKeys: DataKeyProvider(readingOnly: environment), pageSize: Self.pageSize,
+                                         proofReaders: Self.proofReaders, hashing: VerificationHashing.offloaded(slices: CPUWorkPool.cores),
+                                         offload: CPUPoolOffload())
             report = try await verifier.verify(trustedPublicKeys: trusted.keys, witnessed: witnessed,
                                                                       incremental: fromCheckpoint)
             await client.shutdown()

@@ -13,7 +13,7 @@ struct DatabaseRoleTests {
     static func serve(as url: String, in folder: URL, _ extra: [String: String] = [:]) async throws -> KeyCustodyTests.Run {
         try await KeyCustodyTests.run(["serve", "--no-metrics"],
                                       environment: ["DATABASE_URL": url, "HOST": "127.0.0.1", "PORT": String(try KeyCustodyTests.freePort()),
-                                                    "CHECKPOINT_KEY_GENERATE": "true", "DATA_DIR": folder.appendingPathComponent("data").path,
+                                                    "CHECKPOINT_KEY_GENERATE": "true", "DATA_KEY_GENERATE": "true", "DATA_DIR": folder.appendingPathComponent("data").path,
                                                     "MIGRATIONS_DIR": ScratchDatabase.migrationsDirectory.path].merging(extra) { $1 },
                                       in: folder, timeout: 120)
     }

@@ -103,6 +103,26 @@ struct KeyCustodyTests {
         }
     }
 
+    @Test("serve without DATA_KEY_FILE or DATA_KEY_GENERATE, or with a malformed key file, refuses to start with one line")
+    func serveRefusesWithoutDataKeys() async throws {
+        try await Self.withFolder { folder in
+            let base = ["DATABASE_URL": Self.unreachableDatabase, "HOST": "127.0.0.1", "PORT": String(try Self.freePort()),
+                        "CHECKPOINT_KEY_GENERATE": "true", "DATA_DIR": folder.appendingPathComponent("data").path]
+            let run = try await Self.run(["serve", "--no-migrate", "--no-metrics"], environment: base, in: folder, timeout: 120)
+            #expect(run.status != 0)
+            let lines = run.errors.split(separator: "\n").filter { $0.contains("DATA_KEY_FILE") }
+            #expect(lines.count == 1 && lines[0].contains("DATA_KEY_GENERATE=true"), "\(run.errors)")
+            #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("data/data-keys").path), "nothing generated")
+            let broken = folder.appendingPathComponent("data-keys")
+            try Data("k1 not-a-key\n".utf8).write(to: broken)
+            let malformed = try await Self.run(["serve", "--no-migrate", "--no-metrics"], environment: base.merging(["DATA_KEY_FILE": broken.path]) { $1 },
+                                               in: folder, timeout: 120)
+            #expect(malformed.status != 0)
+            let named = malformed.errors.split(separator: "\n").filter { $0.contains(broken.path) }
+            #expect(named.count == 1 && named[0].contains("line 1"), "\(malformed.errors)")
+        }
+    }
+
     @Test("serve with CHECKPOINT_KEY_GENERATE=true generates the key in DATA_DIR and logs its key id")
     func serveGeneratesWhenAllowed() async throws {
         try await Self.withFolder { folder in
@@ -112,7 +132,7 @@ struct KeyCustodyTests {
             process.arguments = ["serve", "--no-migrate", "--no-metrics"]
             process.environment = ["PATH": "/usr/bin:/bin", "LOG_FORMAT": "text", "DATABASE_URL": Self.unreachableDatabase,
                                    "HOST": "127.0.0.1", "PORT": String(try Self.freePort()), "DATA_DIR": data.path,
-                                   "CHECKPOINT_KEY_GENERATE": "true"]
+                                   "CHECKPOINT_KEY_GENERATE": "true", "DATA_KEY_GENERATE": "true"]
             process.currentDirectoryURL = folder
             let log = Pipe()
             process.standardOutput = log

@@ -25,7 +25,7 @@ struct WitnessCLITests {
         process.arguments = ["serve", "--no-metrics"]
         process.environment = ["PATH": "/usr/bin:/bin", "LOG_FORMAT": "text", "DATABASE_URL": scratch.url, "HOST": "127.0.0.1",
                                "PORT": String(try KeyCustodyTests.freePort()), "CHECKPOINT_KEY_FILE": keyFile.path,
-                               "CHECKPOINT_INTERVAL_SECONDS": "1", "CHECKPOINT_WITNESS_DIR": witness.path,
+                               "CHECKPOINT_INTERVAL_SECONDS": "1", "CHECKPOINT_WITNESS_DIR": witness.path, "DATA_KEY_GENERATE": "true",
                                "MIGRATIONS_DIR": ScratchDatabase.migrationsDirectory.path]
         process.currentDirectoryURL = folder
         let log = Pipe()

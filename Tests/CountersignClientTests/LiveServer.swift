@@ -34,7 +34,7 @@ final class LiveServer: Sendable {
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = ["serve", "--no-metrics"]
         process.environment = ["PATH": "/usr/bin:/bin", "LOG_LEVEL": "error", "DATABASE_URL": scratch.url, "HOST": "127.0.0.1",
-                               "PORT": String(port), "DATA_DIR": folder + "/data", "CHECKPOINT_KEY_GENERATE": "true",
+                               "PORT": String(port), "DATA_DIR": folder + "/data", "CHECKPOINT_KEY_GENERATE": "true", "DATA_KEY_GENERATE": "true",
                                "MIGRATIONS_DIR": ScratchDatabase.migrationsDirectory.path].merging(settings) { $1 }
         process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")

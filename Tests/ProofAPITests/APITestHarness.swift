@@ -40,7 +40,8 @@ struct APITestHarness: Sendable {
 
     /// The application (body limit 1 MiB unless given).
     func application(bodyLimit: Int = 1 << 20, policy: APIPolicy = APIPolicy(), readDatabase: PostgresClient? = nil,
-                     webhooks: WebhookSettings = WebhookSettings()) -> some ApplicationProtocol {
+                     webhooks: WebhookSettings = WebhookSettings(),
+                     dataKeys: DataKeyProvider = TestDataKeys.provider) -> some ApplicationProtocol {
         var logger = Logger(label: "test")
         logger.logLevel = .critical
         var configuration = ServiceConfiguration(databaseURL: scratch.url, bodyLimit: bodyLimit)
@@ -49,7 +50,8 @@ struct APITestHarness: Sendable {
         router.add(middleware: RequestIDMiddleware())
         router.add(middleware: ProblemMiddleware())
         APIRoutes(configuration: configuration, database: database, logger: logger, policy: policy,
-                  checkpointKeys: CheckpointKeyProvider(key: checkpointKey), readDatabase: readDatabase).register(on: router)
+                  checkpointKeys: CheckpointKeyProvider(key: checkpointKey), dataKeys: dataKeys,
+                  readDatabase: readDatabase).register(on: router)
         return Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
     }
 

@@ -302,7 +302,7 @@ struct AuditTests {
             #expect(after == 4)
             let heads = try await database.withConnection { session in try await AuditCheckpointStore.heads(in: session) }
             #expect(heads.count == 16 && heads.map(\.seq).max() == 4)
-            let verification = try await AuditVerifier(database: database).verify()
+            let verification = try await AuditVerifier(database: database, dataKeys: TestDataKeys.provider).verify()
             #expect(verification == .ok(count: 4, heads: heads))
         }
     }

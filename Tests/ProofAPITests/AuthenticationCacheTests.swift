@@ -52,7 +52,7 @@ struct AuthenticationCacheTests {
             router.add(middleware: ProblemMiddleware())
             var api = APIRoutes(configuration: ServiceConfiguration(databaseURL: harness.scratch.url), database: harness.database,
                                 logger: logger, policy: APIPolicy(rateLimitPerSecond: 0),
-                                checkpointKeys: CheckpointKeyProvider(key: harness.checkpointKey))
+                                checkpointKeys: CheckpointKeyProvider(key: harness.checkpointKey), dataKeys: TestDataKeys.provider)
             api.authenticationCache = cache
             api.register(on: router)
             let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)

@@ -134,7 +134,8 @@ struct AuthorizationMatrixTests {
                                                      publicDirectory: Self.publicDirectory, dataDirectory: data.path,
                                                      generateCheckpointKey: true)
             configuration.webhooks.secretsKey = String(repeating: "ab", count: 32)  // webhooks on, so admins get 200
-            let router = CountersignApplication.router(configuration: configuration, database: harness.database, logger: logger)
+            let router = CountersignApplication.router(configuration: configuration, database: harness.database, logger: logger,
+                                                       dataKeys: TestDataKeys.provider)
             let app = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
             try await app.test(.router) { client in
                 let delivered = try await harness.createDelivery(client)

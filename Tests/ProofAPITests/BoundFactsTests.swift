@@ -30,7 +30,8 @@ struct BoundFactsTests {
 
     /// Each case on a fresh database: one delivered proof, changed by `sql`, must give `kind`.
     static let proofCases: [(name: String, sql: String, kind: String)] = [
-        ("canonical ink", "UPDATE proofs SET ink = convert_to(replace(convert_from(ink, 'UTF8'), '600', '601'), 'UTF8')", "proof_ink_mismatch"),
+        // The ink is sealed (0025): one flipped bit and the box no longer opens to what was recorded.
+        ("canonical ink", "UPDATE proofs SET ink = set_byte(ink, 20, get_byte(ink, 20) # 1)", "proof_ink_mismatch"),
         ("signer", "UPDATE proofs SET signer_name = 'Mallory'", "proof_metadata_mismatch"),
         ("captured_at", "UPDATE proofs SET captured_at = captured_at - interval '1 hour'", "proof_metadata_mismatch"),
         ("location", "UPDATE proofs SET location_lat = location_lat + 0.01", "proof_metadata_mismatch"),

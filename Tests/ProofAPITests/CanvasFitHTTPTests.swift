@@ -4,6 +4,7 @@ import Hummingbird
 import HummingbirdTesting
 import NIOCore
 import Postgres
+import ProofStore
 import SignatureKit
 import SignatureRender
 import Testing
@@ -57,11 +58,11 @@ struct CanvasFitHTTPTests {
                 #expect(stored["width"] as? Int == size.width && stored["height"] as? Int == size.height)
 
                 // The stored ink rendered with the stored options alone gives the stored PNG, byte for byte.
-                let row = try #require(try await harness.database.query(
-                    "SELECT p.ink, p.render_options::text FROM proofs p JOIN deliveries d ON d.id = p.delivery_id WHERE d.reference = $1",
-                    [reference]).first)
-                let ink = try InkParser().parse(try row.decode([UInt8].self, 0), format: .ink)
-                let storedOptions = StoredRenderOptions.options(try row.decode(String.self, 1), base: RenderOptions())
+                // (Read through the repository: the ink is stored sealed.)
+                let row = try #require(try await ProofRepository(database: harness.database, dataKeys: TestDataKeys.provider)
+                    .ink(reference: reference))
+                let ink = try InkParser().parse(row.ink, format: .ink)
+                let storedOptions = StoredRenderOptions.options(row.renderOptionsJSON, base: RenderOptions())
                 #expect(storedOptions.layout.scale == scale)
                 #expect(try SignatureRenderer.renderPNG(ink, options: storedOptions).png == png)
 

@@ -328,7 +328,7 @@ struct DeviceKeyTests {
                 #expect(result["status"] as? String == "broken", "\(name)")
                 #expect(result["kind"] as? String == kind, "\(name): \(result)")
                 // What `countersign verify --database` runs: the same verifier, naming the proof.
-                guard case .broken(let failure) = try await AuditVerifier(database: harness.database).verify() else {
+                guard case .broken(let failure) = try await AuditVerifier(database: harness.database, dataKeys: TestDataKeys.provider).verify() else {
                     Issue.record("\(name): the verifier found nothing")
                     return
                 }

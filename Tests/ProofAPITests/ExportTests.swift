@@ -139,7 +139,7 @@ struct ExportTests {
                         #expect(names.contains("deliveries/\(reference)/\(file)"))
                     }
                     let points = try archive.contents(of: try #require(entries.first { $0.name == "deliveries/\(reference)/points" }))
-                    let stored = try #require(try await ProofRepository(database: harness.database).body(reference: reference))
+                    let stored = try #require(try await ProofRepository(database: harness.database, dataKeys: TestDataKeys.provider).body(reference: reference))
                     #expect(points == stored.bytes)
                     let png = try archive.contents(of: try #require(entries.first { $0.name == "deliveries/\(reference)/signature.png" }))
                     let served = try await client.execute(uri: "/v1/deliveries/\(reference)/proof/signature.png", method: .get,

@@ -437,7 +437,8 @@ struct HostileInputTests {
                                                      dataDirectory: root.appendingPathComponent("data").path,
                                                      generateCheckpointKey: true, idleTimeoutSeconds: idleTimeoutSeconds)
             configure(&configuration)
-            let router = CountersignApplication.router(configuration: configuration, database: harness.database, logger: logger)
+            let router = CountersignApplication.router(configuration: configuration, database: harness.database, logger: logger,
+                                                       dataKeys: TestDataKeys.provider)
             let app = Application(router: router, server: CountersignApplication.server(configuration: configuration),
                                   configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
             try await app.test(.live) { client in

@@ -63,7 +63,7 @@ struct MetricsTests {
         logger.logLevel = .critical
         let configuration = ServiceConfiguration(databaseURL: harness.scratch.url)
         return Application(router: CountersignApplication.router(configuration: configuration, database: harness.database,
-                                                                 logger: logger, metrics: metrics),
+                                                                 logger: logger, metrics: metrics, dataKeys: TestDataKeys.provider),
                            configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
     }
 
@@ -257,7 +257,7 @@ struct MetricsTests {
     func auditVerifications() async throws {
         try await APITestHarness.with { harness in
             let metrics = CountersignMetrics()
-            let outcome = try await AuditVerifier(database: harness.database).verify()
+            let outcome = try await AuditVerifier(database: harness.database, dataKeys: TestDataKeys.provider).verify()
             // Outside a request nothing is counted and the result passes through.
             #expect(CountersignMetrics.observe(outcome) == outcome)
             let broken = AuditVerification.broken(AuditBreak(seq: 7, kind: .gap, expected: "7", found: "8"))

@@ -36,16 +36,23 @@ struct ProofUploadTests {
                 let links = try #require(json["links"] as? [String: String])
                 #expect(links["png"] == "/v1/deliveries/\(reference)/proof/signature.png")
 
-                // Stored bytes, byte for byte, and the PNG the renderer makes from the canonical ink.
+                // Stored sealed (0025): the columns hold no clear byte of the body, and open, byte for
+                // byte, to it and to the PNG the renderer makes from the canonical ink.
                 let row = try #require(try await harness.database.query(
-                    "SELECT p.body, p.png, p.png_sha256, p.ink, p.body_content_type FROM proofs p JOIN deliveries d ON d.id = p.delivery_id WHERE d.reference = $1",
+                    "SELECT p.body, p.png, p.png_sha256, p.ink, p.body_content_type, p.sealing::int4 FROM proofs p JOIN deliveries d ON d.id = p.delivery_id WHERE d.reference = $1",
                     [reference]).first)
-                #expect(try row.decode([UInt8].self, 0) == Array(body.utf8))
-                let png = try row.decode([UInt8].self, 1)
+                #expect(try row.decode(Int.self, 5) == 1, "sealed")
+                let storedBody = try row.decode([UInt8].self, 0)
+                #expect(storedBody.count == body.utf8.count + 28 && storedBody != Array(body.utf8))
+                #expect(!String(decoding: storedBody, as: UTF8.self).contains("Ada Lovelace"), "no clear byte of the body in the column")
+                let proofs = ProofRepository(database: harness.database, dataKeys: TestDataKeys.provider)
+                #expect(try await proofs.body(reference: reference)?.bytes == Array(body.utf8))
+                let png = try #require(try await proofs.png(reference: reference)?.bytes)
+                #expect(try row.decode([UInt8].self, 1) != png)
                 #expect(try row.decode([UInt8].self, 2) == SHA256.hash(png))
                 #expect(SHA256.hash(png).hexString == json["png_sha256"] as? String)
                 #expect(try row.decode(String.self, 4) == "application/json")
-                let canonical = try row.decode([UInt8].self, 3)
+                let canonical = try #require(try await proofs.ink(reference: reference)?.ink)
                 let expected = try SignatureRenderer.renderPNG(try InkParser().parse(canonical, format: .ink)).png
                 #expect(png == expected)
                 #expect(Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])

@@ -51,7 +51,7 @@ struct StandaloneBundleTests {
 
     /// The exporter, outside the HTTP route, so a test sees the error it throws.
     static func exporter(_ harness: APITestHarness) -> ProofExporter {
-        ProofExporter(database: harness.database, key: harness.checkpointKey, work: CPUWorkPool(queueLimit: 16, perKeyLimit: 16))
+        ProofExporter(database: harness.database, key: harness.checkpointKey, dataKeys: TestDataKeys.provider, work: CPUWorkPool(queueLimit: 16, perKeyLimit: 16))
     }
 
     /// A fresh export's bundle of three seeded proofs and the key that signed it, given to `body`.

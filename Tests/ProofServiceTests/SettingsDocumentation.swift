@@ -27,6 +27,7 @@ enum SettingsDocumentation {
             "PUBLIC_DIR": configuration.publicDirectory,
             "DATA_DIR": configuration.dataDirectory,
             "CHECKPOINT_KEY_GENERATE": String(configuration.generateCheckpointKey),
+            "DATA_KEY_GENERATE": String(configuration.generateDataKey),
             "IDLE_TIMEOUT_SECONDS": String(configuration.idleTimeoutSeconds),
             "REQUEST_TIMEOUT_SECONDS": String(configuration.requestTimeoutSeconds),
             "HSTS_MAX_AGE_SECONDS": String(configuration.hstsMaxAgeSeconds),

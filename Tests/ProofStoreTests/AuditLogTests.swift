@@ -138,7 +138,7 @@ struct AuditLogTests {
             let heads = try await Self.heads(database)
             #expect(heads.count == 16)
             #expect(heads[Int(event.chain)] == AuditChainHead(chain: event.chain, seq: 5, hash: event.hash))
-            #expect(try await AuditVerifier(database: database).verify() == .ok(count: 4, heads: heads))
+            #expect(try await AuditVerifier(database: database, dataKeys: TestDataKeys.provider).verify() == .ok(count: 4, heads: heads))
         }
     }
 
@@ -163,7 +163,7 @@ struct AuditLogTests {
             let stored = try await AuditLog(database: database).events(AuditQuery(limit: 500)).events
             #expect(stored == events.sorted { $0.seq < $1.seq })
             Self.expectLinked(stored)
-            #expect(try await AuditVerifier(database: database).verify() == .ok(count: 200, heads: try await Self.heads(database)))
+            #expect(try await AuditVerifier(database: database, dataKeys: TestDataKeys.provider).verify() == .ok(count: 200, heads: try await Self.heads(database)))
         }
     }
 
@@ -199,7 +199,7 @@ struct AuditLogTests {
                 let last = events.last { $0.chain == head.chain }
                 #expect(head == (last.map { AuditChainHead(chain: $0.chain, seq: $0.seq, hash: $0.hash) } ?? .empty(head.chain)))
             }
-            #expect(try await AuditVerifier(database: database, pageSize: 37).verify() == .ok(count: 400, heads: heads))
+            #expect(try await AuditVerifier(database: database, dataKeys: TestDataKeys.provider, pageSize: 37).verify() == .ok(count: 400, heads: heads))
         }
     }
 
@@ -208,12 +208,12 @@ struct AuditLogTests {
         try await ScratchDatabase.with(prefix: "auditpg") { _, database in
             let log = AuditLog(database: database)
             let empty = (0..<16).map { AuditChainHead.empty(Int16($0)) }
-            #expect(try await AuditVerifier(database: database).verify() == .ok(count: 0, heads: empty))
+            #expect(try await AuditVerifier(database: database, dataKeys: TestDataKeys.provider).verify() == .ok(count: 0, heads: empty))
             var last: AuditEvent?
             for index in 0..<23 { last = try await log.append(.proofSVGRead, subject: "delivery:R-\(index % 5)", origin: .system) }
             let heads = try await Self.heads(database)
             for size in [1, 5, 22, 23, 1_000] {
-                let result = try await AuditVerifier(database: database, pageSize: size).verify()
+                let result = try await AuditVerifier(database: database, dataKeys: TestDataKeys.provider, pageSize: size).verify()
                 #expect(result == .ok(count: 23, heads: heads), "page size \(size)")
             }
             // Sub-microsecond times cannot drift: the stored time is the hashed time.
@@ -266,7 +266,7 @@ struct AuditLogTests {
             for index in 0..<60 { try await log.append(.proofPNGRead, subject: "delivery:T-\(index % 20)", origin: .system) }
             let key = try Ed25519PrivateKey.generate()
             _ = try await AuditCheckpointStore(database: database, key: key).current()
-            guard case .ok = try await AuditVerifier(database: database).verify() else { Issue.record("not ok before tampering"); return }
+            guard case .ok = try await AuditVerifier(database: database, dataKeys: TestDataKeys.provider).verify() else { Issue.record("not ok before tampering"); return }
 
             let events = try await log.events(AuditQuery(limit: 100)).events
             let chain = Dictionary(grouping: events, by: \.chain).max { $0.value.count < $1.value.count }!.key
@@ -288,7 +288,7 @@ struct AuditLogTests {
             try await scratch.asSuperuser { admin in
                 try await admin.withConnection { session in for statement in sql { try await session.execute(statement) } }
             }
-            let result = try await AuditVerifier(database: database, pageSize: 7).verify()
+            let result = try await AuditVerifier(database: database, dataKeys: TestDataKeys.provider, pageSize: 7).verify()
             guard case .broken(let failure) = result else { Issue.record("\(tamper.name): not detected"); return }
             #expect(failure.kind == tamper.kind, "\(tamper.name): \(failure)")
             switch tamper.reportedSeq {
@@ -337,7 +337,7 @@ struct AuditLogTests {
             #expect(copied == legacy, "same seq, fields and hashes; chain 0, v1")
             var expectedHeads = (0..<16).map { AuditChainHead.empty(Int16($0)) }
             expectedHeads[0] = AuditChainHead(chain: 0, seq: 5, hash: prev)
-            #expect(try await AuditVerifier(database: database).verify(trustedPublicKeys: [key.publicKey])
+            #expect(try await AuditVerifier(database: database, dataKeys: TestDataKeys.provider).verify(trustedPublicKeys: [key.publicKey])
                     == .ok(count: 5, heads: expectedHeads))
 
             // New events: v2, numbered after the old ones, chain 0 continuing from the old head.
@@ -348,7 +348,7 @@ struct AuditLogTests {
             let firstOnZero = try #require(appended.first { $0.chain == 0 })
             #expect(firstOnZero.prevHash == prev)
             _ = try await AuditCheckpointStore(database: database, key: key).current()
-            guard case .ok(let count, let heads, _) = try await AuditVerifier(database: database).verify(trustedPublicKeys: [key.publicKey]) else {
+            guard case .ok(let count, let heads, _) = try await AuditVerifier(database: database, dataKeys: TestDataKeys.provider).verify(trustedPublicKeys: [key.publicKey]) else {
                 Issue.record("not ok after new events")
                 throw CancellationError()
             }
@@ -360,7 +360,7 @@ struct AuditLogTests {
             // A v1 checkpoint is still checked: one naming another hash for seq 5 is refused.
             try await AuditCheckpointStore(database: database, key: key)
                 .store(try AuditCheckpoint.signLegacy(seq: 5, headHash: legacy[3].hash, key: key))
-            var result = try await AuditVerifier(database: database).verify()
+            var result = try await AuditVerifier(database: database, dataKeys: TestDataKeys.provider).verify()
             guard case .broken(let failure) = result else { Issue.record("v1 checkpoint not checked"); throw CancellationError() }
             #expect(failure.kind == .checkpointMismatch && failure.seq == 5 && failure.chain == 0)
 
@@ -372,7 +372,7 @@ struct AuditLogTests {
                     try await session.execute("ALTER TABLE audit_events ENABLE TRIGGER USER")
                 }
             }
-            result = try await AuditVerifier(database: database).verify()
+            result = try await AuditVerifier(database: database, dataKeys: TestDataKeys.provider).verify()
             guard case .broken(let moved) = result else { Issue.record("moved v1 event not found"); throw CancellationError() }
             #expect(moved.kind == .encodingInvalid && moved.seq == 2)
         }
@@ -397,7 +397,7 @@ struct AuditLogTests {
                           PostgresBytes(SHA256.hash(body)), PostgresBytes(png), PostgresBytes(SHA256.hash(png))])
             }
             #expect(try await runner.migrate(migrations) == migrations.map(\.version).filter { $0 > 2 })
-            let result = try await AuditVerifier(database: database).verify()
+            let result = try await AuditVerifier(database: database, dataKeys: TestDataKeys.provider).verify()
             guard case .ok(let count, _, _) = result else { Issue.record("not ok: \(result)"); throw CancellationError() }
             #expect(count == 2)
             let events = try await AuditLog(database: database).events(AuditQuery(limit: 10)).events
@@ -407,7 +407,7 @@ struct AuditLogTests {
             // The backfilled events stay chain 0's prefix; new events chain on, and their proofs are re-hashed.
             let next = try await AuditLog(database: database).append(.proofPNGRead, subject: "delivery:OLD-1", origin: .system)
             #expect(next.seq == 3)
-            #expect(try await AuditVerifier(database: database).verify() == .ok(count: 3, heads: try await Self.heads(database)))
+            #expect(try await AuditVerifier(database: database, dataKeys: TestDataKeys.provider).verify() == .ok(count: 3, heads: try await Self.heads(database)))
         }
     }
 }

@@ -14,7 +14,7 @@ struct AuditProofReadersTests {
         try await ScratchDatabase.with(prefix: "verify_readers", poolSize: 3) { scratch, database in
             let references = (0..<12).map { "R-\($0)" }
             let key = try await ProofBatcherTests.prepare(references, in: database)
-            let repository = ProofRepository(database: database)
+            let repository = ProofRepository(database: database, dataKeys: TestDataKeys.provider)
             var ids: [UUID] = []
             for reference in references {
                 let proof = ProofBatcherTests.proof(uploadedBy: key, signer: "Signer \(reference)")
@@ -23,7 +23,7 @@ struct AuditProofReadersTests {
             }
             // Batches of two: six batches, two for each reader; the walk's own session reads
             // batches 0 and 3, the helpers 1 and 4, 2 and 5.
-            let readers = AuditVerifier(database: database, proofBatchSize: 2, proofReaders: 3)
+            let readers = AuditVerifier(database: database, dataKeys: TestDataKeys.provider, proofBatchSize: 2, proofReaders: 3)
             guard case .ok(let count, _, _) = try await readers.verify() else {
                 Issue.record("not ok before tampering")
                 return
@@ -38,7 +38,7 @@ struct AuditProofReadersTests {
                     try await session.execute("ALTER TABLE proofs ENABLE TRIGGER USER")
                 }
             }
-            for verifier in [readers, AuditVerifier(database: database, proofBatchSize: 2)] {
+            for verifier in [readers, AuditVerifier(database: database, dataKeys: TestDataKeys.provider, proofBatchSize: 2)] {
                 guard case .broken(let failure) = try await verifier.verify() else {
                     Issue.record("the changed PNG was not found with \(verifier.proofReaders) readers")
                     continue

@@ -62,8 +62,9 @@ struct CheckDomainsTests {
         try await ScratchDatabase.with(prefix: "domains", migratedThrough: 10) { _, database, migrations in
             // Data written before 0011: a key, a delivered delivery with its proof and audit event, a
             // pending delivery and an idempotency record.
-            // Today's repositories also write the webhook outbox (0015) and a proof's device signature
-            // columns (0017): stand-ins for them while they write the old data, dropped before the migrations run.
+            // Today's repositories also write the webhook outbox (0015), a proof's device signature
+            // columns (0017) and its delivery's data key (0025): stand-ins for them while they write the
+            // old data, dropped before the migrations run (the proof's bytes put back in clear, as then).
             let outbox = """
                 CREATE SEQUENCE webhook_events_id_seq;
                 CREATE TABLE webhook_endpoints (id uuid, events text[], deleted_at timestamptz);
@@ -71,10 +72,11 @@ struct CheckDomainsTests {
                     occurred_at timestamptz, payload text);
                 CREATE TABLE webhook_deliveries (event_id bigint, endpoint_id uuid);
                 ALTER TABLE proofs ADD COLUMN device_key_id uuid, ADD COLUMN device_signature bytea;
+                \(PreSealingStandIns.create)
                 """
             try await database.withConnection { try await $0.executeScript(outbox) }
             let (key, _) = try await APIKeyRepository(database: database).create(name: "courier", role: .courier)
-            let deliveries = DeliveryRepository(database: database), proofs = ProofRepository(database: database)
+            let deliveries = DeliveryRepository(database: database), proofs = ProofRepository(database: database, dataKeys: TestDataKeys.provider)
             // Plain SQL: today's repository reads columns later migrations add (0014's closing facts).
             for reference in ["DONE", "PENDING"] {
                 try await database.query("""
@@ -95,6 +97,7 @@ struct CheckDomainsTests {
                     ALTER TABLE proofs DROP COLUMN device_key_id, DROP COLUMN device_signature;
                     """)
             }
+            try await PreSealingStandIns.unseal(proof, in: database)
             #expect(try await MigrationRunner(client: database).migrate(migrations).contains(11))
 
             let after = try #require(try await proofs.metadata(reference: "DONE"))
@@ -104,7 +107,7 @@ struct CheckDomainsTests {
             let delivered = try #require(try await deliveries.find(reference: "DONE"))
             #expect(delivered.status == .delivered && delivered.destination == GeoPoint(lat: -33.9, lon: 151.2))
             #expect(try await IdempotencyRepository(database: database).claim(apiKeyID: key.id, key: "first", requestSHA256: proof.body.sha256) == .inFlight)
-            guard case .ok(let events, _, _) = try await AuditVerifier(database: database).verify() else {
+            guard case .ok(let events, _, _) = try await AuditVerifier(database: database, dataKeys: TestDataKeys.provider).verify() else {
                 Issue.record("the audit chains no longer verify after 0011")
                 return
             }

@@ -15,7 +15,7 @@ struct ExportPagePlanTests {
     static func recordProofs(_ references: [String], in database: PostgresClient,
                              after: (Int) async throws -> Void = { _ in }) async throws {
         let key = try await ProofBatcherTests.prepare(references, in: database)
-        let repository = ProofRepository(database: database)
+        let repository = ProofRepository(database: database, dataKeys: TestDataKeys.provider)
         for (index, reference) in references.enumerated() {
             try await repository.record(ProofBatcherTests.proof(uploadedBy: key, signer: "Signer \(reference)"), reference: reference)
             try await after(index)

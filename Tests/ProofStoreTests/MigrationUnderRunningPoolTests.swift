@@ -15,7 +15,7 @@ struct MigrationUnderRunningPoolTests {
         try await ScratchDatabase.with(prefix: "stale", poolSize: 1) { scratch, database in
             let keys = APIKeyRepository(database: database)
             let deliveries = DeliveryRepository(database: database)
-            let proofs = ProofRepository(database: database)
+            let proofs = ProofRepository(database: database, dataKeys: TestDataKeys.provider)
             let (courier, _) = try await keys.create(name: "courier", role: .courier)
             func deliver(_ reference: String) async throws {
                 let draft = NewDelivery(reference: reference, recipientName: "R", address: "X", destination: nil)
@@ -41,7 +41,7 @@ struct MigrationUnderRunningPoolTests {
 
             #expect(try await database.query("SELECT count(*) FROM proofs").decode(Int.self, row: 0, column: 0) == 3)
             #expect(try await database.query("SELECT count(*) FROM api_keys").decode(Int.self, row: 0, column: 0) == 2)
-            guard case .ok(let events, _, _) = try await AuditVerifier(database: database).verify() else {
+            guard case .ok(let events, _, _) = try await AuditVerifier(database: database, dataKeys: TestDataKeys.provider).verify() else {
                 Issue.record("the audit chains do not verify")
                 return
             }

@@ -55,7 +55,7 @@ struct ProofBatcherTests {
 
     /// Records an issue unless `verify --database`'s check of the whole log passes.
     static func expectLogVerifies(_ database: PostgresClient, _ when: String) async throws {
-        guard case .ok = try await AuditVerifier(database: database).verify() else {
+        guard case .ok = try await AuditVerifier(database: database, dataKeys: TestDataKeys.provider).verify() else {
             Issue.record("the audit log does not verify \(when)")
             return
         }
@@ -75,7 +75,7 @@ struct ProofBatcherTests {
         try await ScratchDatabase.with(prefix: "batch_ok") { scratch, database in
             let references = (0..<11).map { "B-\($0)" }
             let key = try await Self.prepare(references, in: database)
-            let repository = ProofRepository(database: database, maxBatch: 4, maxInFlight: 1, lockWait: .seconds(30))
+            let repository = ProofRepository(database: database, dataKeys: TestDataKeys.provider, maxBatch: 4, maxInFlight: 1, lockWait: .seconds(30))
             let hold = try await LockHold(ownerURL: scratch.ownerURL)
             let proofs = references.map { ($0, Self.proof(uploadedBy: key, signer: "Signer \($0)")) }
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -110,7 +110,7 @@ struct ProofBatcherTests {
         try await ScratchDatabase.with(prefix: "batch_refused") { scratch, database in
             let references = (0..<6).map { "C-\($0)" }
             let key = try await Self.prepare(references, in: database)
-            let repository = ProofRepository(database: database, maxBatch: 32, maxInFlight: 1, lockWait: .seconds(30))
+            let repository = ProofRepository(database: database, dataKeys: TestDataKeys.provider, maxBatch: 32, maxInFlight: 1, lockWait: .seconds(30))
             let hold = try await LockHold(ownerURL: scratch.ownerURL)
             // C-3 twice (a retried upload with a new proof id), and one for a delivery that does not exist.
             var uploads = references.map { ($0, Self.proof(uploadedBy: key, signer: "S \($0)")) }
@@ -152,7 +152,7 @@ struct ProofBatcherTests {
     func lockedDeliveryDoesNotStallOthers() async throws {
         try await ScratchDatabase.with(prefix: "batch_lock") { scratch, database in
             let key = try await Self.prepare(["L-X", "L-Y", "L-Z"], in: database)
-            let repository = ProofRepository(database: database, maxBatch: 32, maxInFlight: 1, lockWait: .milliseconds(200))
+            let repository = ProofRepository(database: database, dataKeys: TestDataKeys.provider, maxBatch: 32, maxInFlight: 1, lockWait: .milliseconds(200))
             let hold = try await LockHold(ownerURL: scratch.ownerURL, lockSQL: "SELECT id FROM deliveries WHERE reference = 'L-X' FOR UPDATE")
             let stuck = Self.proof(uploadedBy: key, signer: "X")
             let waiting = Task { try await repository.record(stuck, reference: "L-X") }

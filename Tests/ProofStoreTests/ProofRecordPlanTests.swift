@@ -27,7 +27,9 @@ struct ProofRecordPlanTests {
                     INSERT INTO deliveries (reference, recipient_name, address) SELECT 'NEW-' || g, 'R', 'A' FROM generate_series(1, 5000) g
                     """)
             }
-            let pending = PendingProof(proof: ProofBatcherTests.proof(uploadedBy: key, signer: "Plan"), reference: "NEW-2500",
+            let proof = ProofBatcherTests.proof(uploadedBy: key, signer: "Plan")
+            let pending = PendingProof(proof: proof, reference: "NEW-2500",
+                                       sealed: try ProofSealer(keys: TestDataKeys.provider).seal(proof, reference: "NEW-2500"),
                                        idempotency: nil, origin: .system)
             let result = try await database.query("EXPLAIN (ANALYZE, FORMAT JSON) \(ProofRepository.recordStatement(pending))")
             let plan = try result.decode(String.self, row: 0, column: 0)

@@ -218,6 +218,7 @@ struct SearchByBandTests {
     @Test("0022 copies the proofs their deliveries name into proof_search, and the search finds them after the migration")
     func backfill() async throws {
         try await ScratchDatabase.with(prefix: "proof_search_mig", migratedThrough: 21) { _, database, migrations in
+            try await database.withConnection { try await $0.executeScript(PreSealingStandIns.create) }
             let fixture = try await SearchFixture(database)
             let deliveries = fixture.deliveries
             try await fixture.deliver("BF-0", signer: "Back Fill 0", flags: [.noLocation])
@@ -225,6 +226,7 @@ struct SearchByBandTests {
             try await fixture.deliver("BF-2", signer: "Back Fill 2", flags: [.clockAhead])
             // BF-1 stays pending; a proof row its delivery does not name is not copied.
             try await fixture.insertStrayProof(for: "BF-1", signedAs: "Back Fill stray", flags: "{no_location}")
+            try await database.withConnection { try await $0.executeScript(PreSealingStandIns.drop) }
             _ = try await MigrationRunner(client: database).migrate(migrations)
             let rows = try await database.query("""
                 SELECT d.reference, s.signer_name, array_to_string(s.flags, ',') FROM proof_search s JOIN deliveries d ON d.seq = s.delivery_seq
@@ -253,7 +255,7 @@ private struct SearchFixture {
     init(_ database: PostgresClient) async throws {
         self.database = database
         deliveries = DeliveryRepository(database: database)
-        proofs = ProofRepository(database: database)
+        proofs = ProofRepository(database: database, dataKeys: TestDataKeys.provider)
         key = try await APIKeyRepository(database: database).create(name: "courier", role: .courier).key.id
     }
 

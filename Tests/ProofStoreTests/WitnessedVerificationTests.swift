@@ -51,7 +51,7 @@ struct WitnessedVerificationTests {
     func intact() async throws {
         try await ScratchDatabase.with(prefix: "witness") { _, database in
             let fixture = try await Self.fixture(database)
-            let verifier = AuditVerifier(database: database, pageSize: 7)
+            let verifier = AuditVerifier(database: database, dataKeys: TestDataKeys.provider, pageSize: 7)
             let full = try await verifier.verify(trustedPublicKeys: [fixture.key.publicKey], witnessed: fixture.witnessed, incremental: false)
             guard case .ok(let count, _, _) = full.result else { Issue.record("\(full.result)"); return }
             #expect(count == 100)
@@ -89,7 +89,7 @@ struct WitnessedVerificationTests {
                     }
                 }
             }
-            let verifier = AuditVerifier(database: database)
+            let verifier = AuditVerifier(database: database, dataKeys: TestDataKeys.provider)
             func verify(incremental: Bool) async throws -> AuditVerification {
                 try await verifier.verify(trustedPublicKeys: [fixture.key.publicKey], witnessed: fixture.witnessed, incremental: incremental).result
             }
@@ -108,13 +108,13 @@ struct WitnessedVerificationTests {
         try await ScratchDatabase.with(prefix: "witness") { _, database in
             let fixture = try await Self.fixture(database)
             let other = try Ed25519PrivateKey.generate()
-            let result = try await AuditVerifier(database: database).verify(trustedPublicKeys: [other.publicKey], witnessed: fixture.witnessed,
+            let result = try await AuditVerifier(database: database, dataKeys: TestDataKeys.provider).verify(trustedPublicKeys: [other.publicKey], witnessed: fixture.witnessed,
                                                                             incremental: false).result
             guard case .broken(let failure) = result else { Issue.record("untrusted witness accepted"); return }
             #expect(failure.kind == .checkpointUntrustedKey && failure.subject == "witness:w0")
             var forged = fixture.witnessed
             forged[1].checkpoint.heads[0].seq += 1
-            let broken = try await AuditVerifier(database: database).verify(trustedPublicKeys: [fixture.key.publicKey], witnessed: forged,
+            let broken = try await AuditVerifier(database: database, dataKeys: TestDataKeys.provider).verify(trustedPublicKeys: [fixture.key.publicKey], witnessed: forged,
                                                                             incremental: true).result
             guard case .broken(let invalid) = broken else { Issue.record("forged witness accepted"); return }
             #expect(invalid.kind == .checkpointSignatureInvalid && invalid.subject == "witness:w1")
@@ -144,9 +144,9 @@ struct WitnessedVerificationTests {
             let forger = try Ed25519PrivateKey.generate()
             _ = try await AuditCheckpointStore(database: database, key: forger).signIfMoved()
             // The database alone now looks intact to anyone who trusts whatever key signed it.
-            #expect(try await AuditVerifier(database: database).verify() == .ok(count: 100, heads: try await Self.heads(database)))
+            #expect(try await AuditVerifier(database: database, dataKeys: TestDataKeys.provider).verify() == .ok(count: 100, heads: try await Self.heads(database)))
 
-            let report = try await AuditVerifier(database: database, pageSize: 9)
+            let report = try await AuditVerifier(database: database, dataKeys: TestDataKeys.provider, pageSize: 9)
                 .verify(trustedPublicKeys: [fixture.key.publicKey], witnessed: fixture.witnessed, incremental: incremental)
             guard case .broken(let failure) = report.result else { Issue.record("rewrite not detected"); return }
             #expect(failure.kind == .witnessHeadMissing, "\(failure)")
@@ -161,7 +161,7 @@ struct WitnessedVerificationTests {
             let fixture = try await Self.fixture(database)
             try await Self.tamper(scratch, ["DELETE FROM audit_checkpoints WHERE seq = \(fixture.witnessed[0].checkpoint.seq)"])
             for incremental in [false, true] {
-                let report = try await AuditVerifier(database: database)
+                let report = try await AuditVerifier(database: database, dataKeys: TestDataKeys.provider)
                     .verify(trustedPublicKeys: [fixture.key.publicKey], witnessed: fixture.witnessed, incremental: incremental)
                 if incremental {
                     // An incremental run checks only the newest witnessed checkpoint (and later ones): w0 is older.
@@ -186,7 +186,7 @@ struct WitnessedVerificationTests {
                 "DELETE FROM audit_checkpoints",
             ])
             for incremental in [false, true] {
-                let report = try await AuditVerifier(database: database)
+                let report = try await AuditVerifier(database: database, dataKeys: TestDataKeys.provider)
                     .verify(trustedPublicKeys: [fixture.key.publicKey], witnessed: fixture.witnessed, incremental: incremental)
                 guard case .broken(let failure) = report.result else { Issue.record("cut not detected"); return }
                 #expect(failure.kind == .witnessHeadMissing && failure.chain == fixture.chain, "\(failure)")
@@ -207,7 +207,7 @@ struct WitnessedVerificationTests {
                 "DELETE FROM audit_events WHERE chain = \(fixture.chain) AND seq > \(witnessedHead.seq)",
                 "UPDATE audit_chains SET head_seq = \(witnessedHead.seq), head_hash = \(Self.bytea(witnessedHead.hash)) WHERE chain = \(fixture.chain)",
             ])
-            let report = try await AuditVerifier(database: database)
+            let report = try await AuditVerifier(database: database, dataKeys: TestDataKeys.provider)
                 .verify(trustedPublicKeys: [fixture.key.publicKey], witnessed: fixture.witnessed, incremental: true)
             #expect(report.result.isOK, "\(report.result)")
             #expect(report.window?.events == Int64(10 - cut.count), "the window is what no witness covers")

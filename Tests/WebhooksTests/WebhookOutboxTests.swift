@@ -87,9 +87,9 @@ struct WebhookOutboxTests {
             // The proof's transaction carries delivery.delivered; a second proof (refused, rolled back) carries nothing.
             let (key, _) = try await APIKeyRepository(database: database).create(name: "courier", role: .courier)
             let proof = Self.proof(uploadedBy: key.id)
-            try await ProofRepository(database: database).record(proof, reference: "R-1")
+            try await ProofRepository(database: database, dataKeys: TestDataKeys.provider).record(proof, reference: "R-1")
             await #expect(throws: ProofStoreError.self) {
-                try await ProofRepository(database: database).record(Self.proof(uploadedBy: key.id), reference: "R-1")
+                try await ProofRepository(database: database, dataKeys: TestDataKeys.provider).record(Self.proof(uploadedBy: key.id), reference: "R-1")
             }
             #expect(try await Self.count("SELECT count(*) FROM webhook_events WHERE type = 'delivery.delivered'", in: database) == 1)
             #expect(try await Self.count("SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = '\(endpointID)'", in: database) == 2)

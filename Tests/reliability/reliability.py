@@ -46,7 +46,7 @@ class Server:
                    # it into 429s. RELIABILITY_RATE_LIMIT puts it back.
                    RATE_LIMIT_PER_SECOND=os.environ.get("RELIABILITY_RATE_LIMIT", "0"),
                    # A development key (DATA_DIR, default ./.data): generation must be asked for.
-                   CHECKPOINT_KEY_GENERATE="true")
+                   CHECKPOINT_KEY_GENERATE="true", DATA_KEY_GENERATE="true")
         env.update(self.extra_env)
         return env
 

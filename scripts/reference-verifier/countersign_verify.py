@@ -2,8 +2,9 @@
 """A reference verifier for Countersign evidence, written from docs/audit.md alone (issue 19.7).
 
     countersign_verify.py bundle FILE.zip --public-key HEX        an export bundle (format v3), offline
-    countersign_verify.py database --database-url URL --public-key HEX
-                                                                   the audit chains, checkpoints and proofs (psql)
+    countersign_verify.py database --database-url URL --public-key HEX [--data-key-file FILE]
+                                                                   the audit chains, checkpoints and proofs (psql;
+                                                                   sealed proofs opened with the data key file)
     countersign_verify.py self-test                               the strict Ed25519 rules on known inputs
 
 Every Ed25519 signature is checked strictly before `cryptography` verifies it (docs/api.md,
@@ -16,12 +17,14 @@ import argparse
 import base64
 import hashlib
 import json
+import os
 import struct
 import subprocess
 import sys
 import zipfile
 
-from cryptography.exceptions import InvalidSignature
+from cryptography.exceptions import InvalidSignature, InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
@@ -403,13 +406,46 @@ PROOF_FACTS = """p.id::text AS proof_id, d.reference::text AS reference, p.signe
     p.render_options, p.algorithm_version, p.uploaded_by::text AS uploaded_by"""
 
 
+# --- sealed proofs (docs/audit.md, "Sealed proofs") ---
+
+def read_data_keys(path):
+    """The key-encryption keys of a DATA_KEY_FILE: {id: 32 bytes}; lines `<id> <base64>`, `#` comments."""
+    keys = {}
+    with open(path) as f:
+        for line in f:
+            fields = line.split("#", 1)[0].split()
+            if fields:
+                keys[fields[0]] = base64.b64decode(fields[1])
+    return keys
+
+
+def open_sealed(box, key, binding):
+    """A box `nonce (12) || ciphertext || tag (16)` opened with AES-256-GCM, `binding` as associated data; None if it does not."""
+    try:
+        return AESGCM(key).decrypt(box[:12], box[12:], binding.encode())
+    except InvalidTag:
+        return None
+
+
+def unwrap_data_key(row, reference, kek):
+    """The data key of delivery `reference` from its `delivery_data_keys` row, or ValueError naming why not."""
+    if row is None:
+        raise ValueError(f"is sealed, but delivery {reference} has no data key")
+    if row["kek_id"] not in kek:
+        raise ValueError(f"its data key is wrapped by key {row['kek_id']}, which the data key file lacks")
+    key = open_sealed(bytes.fromhex(row["wrapped"]), kek[row["kek_id"]], f"countersign-data-key/v1:{reference}")
+    if key is None or len(key) != 32:
+        raise ValueError(f"the data key of delivery {reference} does not open")
+    return key
+
+
 def rows(url, sql):
     query = f"SELECT row_to_json(t) FROM ({sql}) t"
     output = subprocess.run(["psql", "-XAtq", "-v", "ON_ERROR_STOP=1", url, "-c", query], check=True, capture_output=True, text=True)
     return [json.loads(line) for line in output.stdout.splitlines() if line]
 
 
-def verify_database(url, pinned):
+def verify_database(url, pinned, kek):
     found = Findings()
     fail = found.fail
     events = rows(url, """
@@ -460,12 +496,18 @@ def verify_database(url, pinned):
         for head in c["chains"]:
             if head["head_seq"] != 0 and by_hash.get((head["chain"], head["head_seq"])) != head["head_hash"]:
                 fail(where, f"signs seq {head['head_seq']} of chain {head['chain']}, which the chain does not hold")
+    # A clear proof (sealing 0) is hashed by the database; a sealed one (sealing 1) is fetched and
+    # opened with the data key of the delivery its event names ("Sealed proofs").
     proofs = rows(url, f"""
-        SELECT {PROOF_FACTS},
-            encode(sha256(p.body), 'hex') AS points_sha256, encode(sha256(p.png), 'hex') AS png_sha256,
-            encode(sha256(p.ink), 'hex') AS ink_sha256, p.device_key_id::text AS device_key_id,
-            encode(p.device_signature, 'hex') AS device_signature
+        SELECT {PROOF_FACTS}, p.sealing::int AS sealing,
+            CASE WHEN p.sealing = 0 THEN encode(sha256(p.body), 'hex') ELSE encode(p.body, 'hex') END AS points_sha256,
+            CASE WHEN p.sealing = 0 THEN encode(sha256(p.png), 'hex') ELSE encode(p.png, 'hex') END AS png_sha256,
+            CASE WHEN p.sealing = 0 THEN encode(sha256(p.ink), 'hex') ELSE encode(p.ink, 'hex') END AS ink_sha256,
+            p.device_key_id::text AS device_key_id, encode(p.device_signature, 'hex') AS device_signature
         FROM proofs p JOIN deliveries d ON d.id = p.delivery_id ORDER BY p.received_at, p.id""")
+    wrapped_keys = {r["reference"]: r for r in rows(url, """
+        SELECT d.reference::text AS reference, k.kek_id, encode(k.wrapped_key, 'hex') AS wrapped
+        FROM delivery_data_keys k JOIN deliveries d ON d.id = k.delivery_id""")}
     for p in proofs:
         where = f"proof {p['proof_id']} (delivery {p['reference']})"
         event = recorded.get(p["proof_id"])
@@ -474,6 +516,16 @@ def verify_database(url, pinned):
             continue
         e, details = event
         at = f"event seq {e['seq']} (chain {e['chain']})"
+        if p["sealing"] != 0:
+            reference = e["subject"].removeprefix("delivery:")
+            try:
+                data_key = unwrap_data_key(wrapped_keys.get(reference), reference, kek)
+            except ValueError as problem:
+                fail(where, str(problem))
+                continue
+            for key, field in (("points_sha256", "body"), ("png_sha256", "png"), ("ink_sha256", "ink")):
+                opened = open_sealed(bytes.fromhex(p[key]), data_key, f"countersign-proof/v1:{p['proof_id']}:{field}")
+                p[key] = hashlib.sha256(opened).hexdigest() if opened is not None else "does not open"
         if e["subject"] != "delivery:" + p["reference"]:
             fail(where, f"lies under delivery {p['reference']}, {at} names {e['subject']}")
         for key in ("points_sha256", "png_sha256", "ink_sha256"):
@@ -542,6 +594,8 @@ def main():
     parser.add_argument("path", nargs="?")
     parser.add_argument("--database-url")
     parser.add_argument("--public-key", action="append", help="a pinned Ed25519 key, 64 hex digits (repeatable; not for self-test)")
+    parser.add_argument("--data-key-file", default=os.environ.get("DATA_KEY_FILE"),
+                        help="the deployment's DATA_KEY_FILE, to open sealed proofs (database mode; default $DATA_KEY_FILE)")
     args = parser.parse_args()
     if args.what == "self-test":
         return self_test()
@@ -550,7 +604,7 @@ def main():
     pinned = {key.lower() for key in args.public_key}
     if args.what == "bundle":
         return verify_bundle(args.path, pinned)
-    return verify_database(args.database_url, pinned)
+    return verify_database(args.database_url, pinned, read_data_keys(args.data_key_file) if args.data_key_file else {})
 
 
 if __name__ == "__main__":

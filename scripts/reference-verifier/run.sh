@@ -41,7 +41,8 @@ $PG createdb countersign_refverify --fresh >/dev/null
 export DATABASE_URL="$($PG url countersign_refverify)"
 admin_url="$($PG admin-url countersign_refverify)"
 openssl genpkey -algorithm ed25519 -out "$work/checkpoint.pem" 2>/dev/null
-export CHECKPOINT_KEY_FILE="$work/checkpoint.pem" LOG_LEVEL=warning
+printf 'refverify-1 %s\n' "$(openssl rand -base64 32)" > "$work/data-keys"
+export CHECKPOINT_KEY_FILE="$work/checkpoint.pem" DATA_KEY_FILE="$work/data-keys" LOG_LEVEL=warning
 MIGRATION_DATABASE_URL="$($PG owner-url countersign_refverify)" "$BIN" migrate >/dev/null
 token="$("$BIN" keys create --role admin --name reference-verifier | tail -1)"
 port="$(python3 scripts/free-port.py)"

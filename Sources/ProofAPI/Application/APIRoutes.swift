@@ -26,12 +26,15 @@ public struct APIRoutes: Sendable {
     /// configuration's (read from the environment), `checkpointKeys` to the key file the
     /// configuration names (or, when it allows generation, the one in its data directory; else none:
     /// checkpoints and exports answer 503 `checkpoint_key_unavailable`); `readDatabase` (from
-    /// `DATABASE_READ_URL`) serves delivery searches and audit listings/verification.
+    /// `DATABASE_READ_URL`) serves delivery searches and audit listings/verification; `dataKeys`
+    /// defaults to the configuration's (`DATA_KEY_FILE`; without any, uploads and proof reads
+    /// answer 503 `data_key_unavailable`, and `serve` refuses to start).
     public init(configuration: ServiceConfiguration, database: PostgresClient, logger: Logger,
-                policy: APIPolicy? = nil, checkpointKeys: CheckpointKeyProvider? = nil,
+                policy: APIPolicy? = nil, checkpointKeys: CheckpointKeyProvider? = nil, dataKeys: DataKeyProvider? = nil,
                 readDatabase: PostgresClient? = nil, metrics: (any ServiceMetrics)? = nil) {
         let services = CountersignServices(policy: policy ?? configuration.policy, database: database, readDatabase: readDatabase,
                                            checkpointKeys: checkpointKeys ?? CheckpointKeyProvider(configuration: configuration),
+                                           dataKeys: dataKeys ?? DataKeyProvider(configuration: configuration),
                                            metrics: metrics, webhooks: configuration.webhooks)
         self.init(services: services, configuration: configuration)
     }

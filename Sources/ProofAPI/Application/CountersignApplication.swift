@@ -16,13 +16,14 @@ public enum CountersignApplication {
     /// both out. Each call's default is a fresh registry, so applications never share counts.
     public static func router(configuration: ServiceConfiguration, database: PostgresClient, logger: Logger,
                               metrics: CountersignMetrics? = CountersignMetrics(),
-                              checkpointKeys: CheckpointKeyProvider? = nil, readDatabase: PostgresClient? = nil) -> Router<AppRequestContext> {
+                              checkpointKeys: CheckpointKeyProvider? = nil, dataKeys: DataKeyProvider? = nil,
+                              readDatabase: PostgresClient? = nil) -> Router<AppRequestContext> {
         router(configuration: configuration, database: database, logger: logger, metrics: metrics, checkpointKeys: checkpointKeys,
-               readDatabase: readDatabase, authenticationCache: nil)
+               dataKeys: dataKeys, readDatabase: readDatabase, authenticationCache: nil)
     }
 
     static func router(configuration: ServiceConfiguration, database: PostgresClient, logger: Logger, metrics: CountersignMetrics?,
-                       checkpointKeys: CheckpointKeyProvider?, readDatabase: PostgresClient?,
+                       checkpointKeys: CheckpointKeyProvider?, dataKeys: DataKeyProvider?, readDatabase: PostgresClient?,
                        authenticationCache: AuthenticationCache?) -> Router<AppRequestContext> {
         let router = Router(context: AppRequestContext.self)
         // First, so it also counts what later middleware answers (404s, problems, console files).
@@ -38,7 +39,7 @@ public enum CountersignApplication {
                                               searchForIndexHtml: true, logger: logger))
         HealthRoutes(database: database).register(on: router)
         if let metrics { MetricsRoutes(metrics: metrics, database: database).register(on: router) }
-        var api = APIRoutes(configuration: configuration, database: database, logger: logger, checkpointKeys: checkpointKeys,
+        var api = APIRoutes(configuration: configuration, database: database, logger: logger, checkpointKeys: checkpointKeys, dataKeys: dataKeys,
                             readDatabase: readDatabase, metrics: metrics)
         api.authenticationCache = authenticationCache
         api.register(on: router)
@@ -68,7 +69,7 @@ public enum CountersignApplication {
     /// the API-key cache serves entries only while it listens, and empties on every notification.
     public static func make(configuration: ServiceConfiguration, database: PostgresClient, logger: Logger,
                             metrics: CountersignMetrics? = CountersignMetrics(),
-                            checkpointKeys: CheckpointKeyProvider? = nil, readDatabase: PostgresClient? = nil,
+                            checkpointKeys: CheckpointKeyProvider? = nil, dataKeys: DataKeyProvider? = nil, readDatabase: PostgresClient? = nil,
                             services background: [any Service] = []) -> some ApplicationProtocol {
         var services: [any Service] = [database] + (readDatabase.map { [$0] } ?? []) + background
         let cache = AuthenticationCache(timeToLive: configuration.policy.authenticationCacheTTL)
@@ -77,7 +78,7 @@ public enum CountersignApplication {
         }
         return Application(
             router: router(configuration: configuration, database: database, logger: logger, metrics: metrics,
-                           checkpointKeys: checkpointKeys, readDatabase: readDatabase, authenticationCache: cache),
+                           checkpointKeys: checkpointKeys, dataKeys: dataKeys, readDatabase: readDatabase, authenticationCache: cache),
             server: server(configuration: configuration),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "countersign"),
             services: services,

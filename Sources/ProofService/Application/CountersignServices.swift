@@ -21,6 +21,8 @@ public struct CountersignServices: Sendable {
     public let auditReads: AuditLog
     public let auditVerifier: AuditVerifier
     public let checkpointKeys: CheckpointKeyProvider
+    /// The keys that wrap every delivery's data key (sealed proofs).
+    public let dataKeys: DataKeyProvider
     public let registration: DeliveryRegistration
     /// Failed attempts (`POST .../attempts`).
     public let attempts: AttemptRecording
@@ -42,7 +44,7 @@ public struct CountersignServices: Sendable {
     /// `metrics` hears of renders and stored proofs; `webhooks` and `resolver` (tests inject one)
     /// configure webhook administration.
     public init(policy: APIPolicy, database: PostgresClient, readDatabase: PostgresClient? = nil,
-                checkpointKeys: CheckpointKeyProvider, metrics: (any ServiceMetrics)? = nil,
+                checkpointKeys: CheckpointKeyProvider, dataKeys: DataKeyProvider, metrics: (any ServiceMetrics)? = nil,
                 webhooks: WebhookSettings = WebhookSettings(), resolver: any HostResolver = SystemHostResolver()) {
         let reads = readDatabase ?? database
         self.policy = policy
@@ -53,13 +55,15 @@ public struct CountersignServices: Sendable {
         self.idempotency = IdempotencyRepository(database: database)
         self.audit = AuditLog(database: database)
         self.auditReads = AuditLog(database: reads)
-        self.auditVerifier = AuditVerifier(database: reads, hashing: VerificationHashing.offloaded(slices: 1))
+        self.auditVerifier = AuditVerifier(database: reads, dataKeys: dataKeys, hashing: VerificationHashing.offloaded(slices: 1),
+                                           offload: CPUPoolOffload())
         self.checkpointKeys = checkpointKeys
+        self.dataKeys = dataKeys
         self.registration = DeliveryRegistration(deliveries: deliveries)
         let lifecycle = LifecycleRepository(database: database)
         self.attempts = AttemptRecording(deliveries: deliveries, lifecycle: lifecycle, policy: policy)
         self.closing = DeliveryClosing(deliveries: deliveries, lifecycle: lifecycle)
-        let proofs = ProofRepository(database: database)
+        let proofs = ProofRepository(database: database, dataKeys: dataKeys)
         let work = CPUWorkPool(queueLimit: policy.cpuQueueLimit, perKeyLimit: policy.cpuPerKeyLimit, sharePerKey: policy.cpuSharePerKey,
                                 heavyShare: policy.cpuHeavyShare, heavyBurst: policy.cpuHeavyBurstSeconds)
         self.work = work
@@ -89,6 +93,6 @@ public struct CountersignServices: Sendable {
 
     /// An exporter signing with `key` (on the primary: it must see every committed proof).
     public func exporter(signingWith key: Ed25519PrivateKey) -> ProofExporter {
-        ProofExporter(database: database, key: key, work: work)
+        ProofExporter(database: database, key: key, dataKeys: dataKeys, work: work)
     }
 }

@@ -55,6 +55,14 @@ public struct ServiceConfiguration: Sendable {
     /// missing (`CHECKPOINT_KEY_GENERATE=true` or `serve --generate-checkpoint-key`; default false:
     /// development only, `make run` sets it). Neither set: `serve` refuses to start.
     public var generateCheckpointKey: Bool
+    /// The key-encryption keys that wrap every delivery's data key (`DATA_KEY_FILE`: lines of
+    /// `<id> <base64 32 bytes>`, the last one wrapping new keys; docs/data-protection.md). Give
+    /// every replica the same file; keep a rotated-out key while data it wrapped is stored.
+    public var dataKeyFile: String?
+    /// Without `dataKeyFile`, use `<dataDirectory>/data-keys`, generating it when missing
+    /// (`DATA_KEY_GENERATE=true`; default false: development only, `make run` sets it). Neither
+    /// set: `serve` refuses to start — personal data is never stored in clear instead.
+    public var generateDataKey = false
     /// Seconds between scheduled checkpoints, signed only when a chain moved
     /// (`CHECKPOINT_INTERVAL_SECONDS`, default 60; 0 turns the schedule off).
     public var checkpointIntervalSeconds = 60
@@ -137,6 +145,8 @@ public struct ServiceConfiguration: Sendable {
         if let directory = value("DATA_DIR") { configuration.dataDirectory = directory }
         if let file = value("CHECKPOINT_KEY_FILE") { configuration.checkpointKeyFile = file }
         if let generate = try boolean("CHECKPOINT_KEY_GENERATE") { configuration.generateCheckpointKey = generate }
+        if let file = value("DATA_KEY_FILE") { configuration.dataKeyFile = file }
+        if let generate = try boolean("DATA_KEY_GENERATE") { configuration.generateDataKey = generate }
         if let seconds = try integer("CHECKPOINT_INTERVAL_SECONDS", in: 0...86_400) { configuration.checkpointIntervalSeconds = seconds }
         if let directory = value("CHECKPOINT_WITNESS_DIR") { configuration.checkpointWitnessDirectory = directory }
         func witnessURL(_ name: String, _ raw: String) throws -> String {

@@ -50,9 +50,14 @@ public struct ProofExporter: Sendable {
     let key: Ed25519PrivateKey
     let packer: BundleProofPacker
     let offload: BundleOffload
+    /// Opens the proofs' sealed body, ink and PNG (on the CPU pool, as each is packed).
+    let sealer: ProofSealer
 
-    /// Creates an exporter; ZIP manifests and checkpoints are signed with `key`; CPU work runs on `work`.
-    public init(database: PostgresClient, key: Ed25519PrivateKey, work: CPUWorkPool, renderOptions: RenderOptions = RenderOptions()) {
+    /// Creates an exporter; ZIP manifests and checkpoints are signed with `key`; sealed proofs are
+    /// opened with `dataKeys`; CPU work runs on `work`.
+    public init(database: PostgresClient, key: Ed25519PrivateKey, dataKeys: DataKeyProvider, work: CPUWorkPool,
+                renderOptions: RenderOptions = RenderOptions()) {
+        self.sealer = ProofSealer(keys: dataKeys)
         self.reader = ProofExportReader(database: database)
         self.checkpoints = AuditCheckpointStore(database: database, key: key)
         self.key = key
@@ -156,7 +161,7 @@ public struct ProofExporter: Sendable {
 
     /// `proofs` packed on the CPU pool, at most one job per core at once, in their order.
     func pack(_ proofs: [ExportedProof], with packer: BundleProofPacker) async throws -> [BundleProofPacker.Packed] {
-        let offload = self.offload
+        let offload = self.offload, sealer = self.sealer
         let batches = stride(from: 0, to: proofs.count, by: Self.proofsPerJob).map {
             Array(proofs[$0..<min($0 + Self.proofsPerJob, proofs.count)])
         }
@@ -167,7 +172,7 @@ public struct ProofExporter: Sendable {
                 guard next < batches.count else { return }
                 let index = next, batch = batches[index]
                 next += 1
-                group.addTask { (index, try await offload.run { try batch.map(packer.pack) }) }
+                group.addTask { (index, try await offload.run { try batch.map { try packer.pack(try $0.opened(by: sealer)) } }) }
             }
             for _ in 0..<min(batches.count, CPUWorkPool.cores + 1) { submit() }
             while let (index, packed) = try await group.next() {

@@ -102,6 +102,8 @@ public struct ProofIntake: Sendable {
         } catch ProofStoreError.deviceKeyNotUsable {
             throw ServiceError(.forbidden, code: "device_key_revoked",
                                detail: "The device key stopped being approved while the upload was stored.")
+        } catch let error as SealingError {
+            throw ServiceError.sealing(error)
         }
         metrics?.recordProofStored(pngBytes: image.png.count)
         return response

@@ -61,7 +61,9 @@ public struct ProofReader: Sendable {
     /// database, its bytes: from memory when cached.
     public func storedPNG(_ reference: String, ifNoneMatch: [UInt8]?) async throws -> (sha256: [UInt8], bytes: [UInt8]?) {
         if let cached = pngCache.entry(for: reference) { return (cached.sha256, cached.bytes) }
-        guard let stored = try await proofs.png(reference: reference, ifNoneMatch: ifNoneMatch) else { throw await missing(reference) }
+        guard let stored = try await Self.opening({ try await proofs.png(reference: reference, ifNoneMatch: ifNoneMatch) }) else {
+            throw await missing(reference)
+        }
         if let bytes = stored.bytes { pngCache.remember(.init(sha256: stored.sha256, bytes: bytes), for: reference) }
         return (stored.sha256, stored.bytes)
     }
@@ -93,8 +95,17 @@ public struct ProofReader: Sendable {
 
     /// The body exactly as it was uploaded.
     public func original(_ reference: String) async throws -> StoredBody {
-        guard let body = try await proofs.body(reference: reference) else { throw await missing(reference) }
+        guard let body = try await Self.opening({ try await proofs.body(reference: reference) }) else { throw await missing(reference) }
         return body
+    }
+
+    /// `read`'s result, its sealing failures as the service's errors (``ServiceError/sealing(_:)``).
+    static func opening<T>(_ read: () async throws -> T) async throws -> T {
+        do {
+            return try await read()
+        } catch let error as SealingError {
+            throw ServiceError.sealing(error)
+        }
     }
 
     /// Appends the audit event for a read of proof content; callers answer only once it is committed.
@@ -106,7 +117,7 @@ public struct ProofReader: Sendable {
     /// was made with; a render failure is 422 `render_failed`.
     func rendering<T: Sendable>(_ reference: String, for requester: UUID?,
                                 _ render: @escaping @Sendable (InkDocument, RenderOptions) throws(RenderError) -> T) async throws -> T {
-        guard let stored = try await proofs.ink(reference: reference) else { throw await missing(reference) }
+        guard let stored = try await Self.opening({ try await proofs.ink(reference: reference) }) else { throw await missing(reference) }
         let (parser, base) = (parser, renderOptions)
         return try await work.run(for: requester, weight: ProofIntake.weight(bytes: stored.ink.count, points: stored.pointCount)) {
             let document: InkDocument

@@ -1,3 +1,5 @@
+import Cryptography
+import Execution
 import Foundation
 import Postgres
 
@@ -153,7 +155,9 @@ extension AuditVerifier {
             ids.append(id)
         }
         let sessions = [session] + readers
-        let batches = stride(from: 0, to: ids.count, by: proofBatchSize).map { ids[$0..<min($0 + proofBatchSize, ids.count)] }
+        let batches = stride(from: 0, to: ids.count, by: proofBatchSize).map { start in
+            ids[start..<min(start + proofBatchSize, ids.count)].map { (id: $0, subject: subjects[$0] ?? "") }
+        }
         var digests: [UUID: ProofDigests] = [:]
         try await withThrowingTaskGroup(of: [UUID: ProofDigests].self) { group in
             for (index, reader) in sessions.enumerated() {
@@ -161,7 +165,7 @@ extension AuditVerifier {
                 guard !mine.isEmpty else { continue }
                 group.addTask {
                     var found: [UUID: ProofDigests] = [:]
-                    for batch in mine { try await Self.readProofs(batch, in: reader, into: &found) }
+                    for batch in mine { try await Self.readProofs(batch, in: reader, sealer: sealer, offload: offload, into: &found) }
                     return found
                 }
             }
@@ -185,24 +189,69 @@ extension AuditVerifier {
         return (digests, archived)
     }
 
-    /// Reads the proofs `ids` in one round trip and adds their digests to `digests`.
-    static func readProofs(_ ids: ArraySlice<UUID>, in session: PostgresSession, into digests: inout [UUID: ProofDigests]) async throws {
-        let idList = ids.map { $0.uuidString.lowercased() }.joined(separator: ",")
+    /// Reads the proofs `ids` in one round trip and adds their digests to `digests`. The database
+    /// hashes a clear proof's columns; a sealed proof's are fetched, opened with `sealer` and
+    /// hashed on `offload`. A box that does not open (altered, or moved to another row) gets an
+    /// empty digest, so the proof is reported as not matching its event; a missing key file or a
+    /// key id it lacks stops the verification with that error instead (nothing was checked).
+    ///
+    /// The data key is the one of the delivery the proof's *event* names (`subject`), not of the
+    /// delivery the row points at now: a proof moved to another delivery still opens, and is then
+    /// reported for what it is, a proof under the wrong delivery.
+    static func readProofs(_ proofs: [(id: UUID, subject: String)], in session: PostgresSession, sealer: ProofSealer?, offload: any CPUOffload,
+                           into digests: inout [UUID: ProofDigests]) async throws {
+        let idList = proofs.map { $0.id.uuidString.lowercased() }.joined(separator: ",")
+        // References are `A-Z a-z 0-9 . _ : -` (migration 0011): a comma separates them safely.
+        let referenceList = proofs.map { $0.subject.hasPrefix("delivery:") ? String($0.subject.dropFirst(9)) : "" }.joined(separator: ",")
+        let clear = ProofSealer.clear
         let result = try await session.query("""
-            SELECT \(unescaped: ProofFacts.columns), pg_catalog.sha256(p.body) AS body_digest,
-                pg_catalog.sha256(p.png) AS png_digest, pg_catalog.sha256(p.ink) AS ink_digest, p.body_sha256::bytea AS body_sha256,
-                p.png_sha256::bytea AS png_sha256, p.device_key_id, p.device_signature
-            FROM proofs p JOIN deliveries d ON d.id = p.delivery_id
+            WITH recorded AS (
+                SELECT * FROM unnest(string_to_array(\(idList), ',')::uuid[], string_to_array(\(referenceList), ',')) AS r(id, reference)
+            )
+            SELECT \(unescaped: ProofFacts.columns), p.sealing::int4 AS sealing, r.reference AS key_reference, k.kek_id, k.wrapped_key,
+                CASE WHEN p.sealing = \(clear) THEN pg_catalog.sha256(p.body) ELSE p.body END AS body_digest,
+                CASE WHEN p.sealing = \(clear) THEN pg_catalog.sha256(p.png) ELSE p.png END AS png_digest,
+                CASE WHEN p.sealing = \(clear) THEN pg_catalog.sha256(p.ink) ELSE p.ink END AS ink_digest,
+                p.body_sha256::bytea AS body_sha256, p.png_sha256::bytea AS png_sha256, p.device_key_id, p.device_signature
+            FROM proofs p JOIN deliveries d ON d.id = p.delivery_id JOIN recorded r ON r.id = p.id
+                LEFT JOIN deliveries kd ON kd.reference = r.reference LEFT JOIN delivery_data_keys k ON k.delivery_id = kd.id
             WHERE p.id = ANY(string_to_array(\(idList), ',')::uuid[])
             """)
+        var sealed: [(id: UUID, reference: String, sealing: Int, key: ProofSealer.WrappedKey?, body: [UInt8], png: [UInt8], ink: [UInt8])] = []
         for row in result.rows {
             let facts = try ProofFacts(row: row)
+            let (body, png, ink): ([UInt8], [UInt8], [UInt8]) = (try row.decode("body_digest"), try row.decode("png_digest"), try row.decode("ink_digest"))
+            let sealing: Int = try row.decode("sealing")
+            if sealing != clear {
+                sealed.append((facts.proofID, try row.decode("key_reference"), sealing,
+                               ProofRepository.key(try row.decode("kek_id"), try row.decode("wrapped_key")), body, png, ink))
+            }
             digests[facts.proofID] = ProofDigests(
-                body: try row.decode("body_digest"), png: try row.decode("png_digest"),
-                storedBody: try row.decode("body_sha256"), storedPNG: try row.decode("png_sha256"),
-                ink: try row.decode("ink_digest"), facts: facts.digest, reference: facts.reference,
+                body: body, png: png, storedBody: try row.decode("body_sha256"), storedPNG: try row.decode("png_sha256"),
+                ink: ink, facts: facts.digest, reference: facts.reference,
                 uploadedBy: facts.uploadedBy, deviceKeyID: try row.decode("device_key_id"),
                 deviceSignature: try row.decode("device_signature"))
+        }
+        guard !sealed.isEmpty else { return }
+        guard let sealer else { throw SealingError.notConfigured }
+        let toOpen = sealed
+        let opened = try await offload.run { () throws(SealingError) -> [(UUID, [UInt8], [UInt8], [UInt8])] in
+            try toOpen.map { proof throws(SealingError) in
+                func digest(_ box: [UInt8], _ field: SealedField) throws(SealingError) -> [UInt8] {
+                    do {
+                        return SHA256.hash(try sealer.open(box, field, sealing: proof.sealing, proof: proof.id, reference: proof.reference,
+                                                           key: proof.key))
+                    } catch .unreadable {
+                        return []  // not what was recorded: reported against the event
+                    }
+                }
+                return (proof.id, try digest(proof.body, .body), try digest(proof.png, .png), try digest(proof.ink, .ink))
+            }
+        }
+        for (id, body, png, ink) in opened {
+            digests[id]?.body = body
+            digests[id]?.png = png
+            digests[id]?.ink = ink
         }
     }
 }

@@ -1,4 +1,5 @@
 import Cryptography
+import Execution
 import Foundation
 import Postgres
 
@@ -41,10 +42,19 @@ public struct AuditVerifier: Sendable {
     public typealias Hashing = @Sendable (_ events: [AuditEvent]) async throws -> [[UInt8]]
 
     let hashing: Hashing
+    /// Opens sealed proofs (migration 0025) to re-hash them; nil: a sealed proof's body, ink and
+    /// PNG cannot be checked, and verification fails with ``SealingError/notConfigured``.
+    let sealer: ProofSealer?
+    /// Where sealed proofs are opened and hashed (CPU work the database does for clear ones).
+    let offload: any CPUOffload
 
-    /// Creates a verifier over `database`, whose pool must hold `proofReaders` connections.
-    public init(database: PostgresClient, pageSize: Int = 1_000, proofBatchSize: Int = 50, proofReaders: Int = 1,
-                hashing: @escaping Hashing = { events in events.map { $0.recomputedHash } }) {
+    /// Creates a verifier over `database`, whose pool must hold `proofReaders` connections; sealed
+    /// proofs are opened with `dataKeys` on `offload`.
+    public init(database: PostgresClient, dataKeys: DataKeyProvider? = nil, pageSize: Int = 1_000, proofBatchSize: Int = 50,
+                proofReaders: Int = 1, hashing: @escaping Hashing = { events in events.map { $0.recomputedHash } },
+                offload: any CPUOffload = .inline) {
+        self.sealer = dataKeys.map(ProofSealer.init(keys:))
+        self.offload = offload
         self.database = database
         self.pageSize = pageSize
         self.proofBatchSize = proofBatchSize

@@ -9,7 +9,7 @@
 public enum RuntimeRolePrivileges {
     /// The tables whose rows are evidence: `serve` refuses a role that owns one of them or holds
     /// table-wide UPDATE, DELETE, TRUNCATE or TRIGGER on it (``DatabaseRoleCheck``).
-    public static let evidenceTables = ["proofs", "audit_events", "audit_checkpoints", "audit_chains", "deliveries", "api_keys", "device_keys"]
+    public static let evidenceTables = ["proofs", "audit_events", "audit_checkpoints", "audit_chains", "deliveries", "api_keys", "device_keys", "delivery_data_keys"]
 
     /// Every table, sequence and function of schema `public` (partitions follow their parent:
     /// rows are reached through it) with what the runtime role may do with it.
@@ -43,6 +43,8 @@ public enum RuntimeRolePrivileges {
                why: "the text search matches reference, recipient and address here (0018); only the deliveries trigger writes it"),
         .table("proof_search", "SELECT",
                why: "the search matches signers' names and flags here, band by band (0022); only the proofs trigger writes it"),
+        .table("delivery_data_keys", "SELECT", "INSERT",
+               why: "an upload stores its delivery's wrapped data key (0025); reads unwrap it; a wrapped key never changes (trigger)"),
         .table("device_keys", "SELECT", "INSERT",
                why: "couriers register device keys (0017; the guard admits only `registered` rows); approving and revoking: the functions below"),
         // Sequences (identity columns need no grant: INSERT on the table draws from them).

@@ -27,4 +27,22 @@ public struct ExportedProof: Sendable {
     /// key, when the upload was signed.
     public var deviceSignature: DeviceSignature? = nil
     public var devicePublicKey: [UInt8]? = nil
+    /// How `body`, `ink` and `png` are held: ``ProofSealer/clear`` (as read from a proof stored in
+    /// clear, or once ``opened(by:)``) or ``ProofSealer/sealed``, with the delivery's `dataKey`.
+    public var sealing = ProofSealer.clear
+    public var dataKey: ProofSealer.WrappedKey? = nil
+
+    /// This proof with `body`, `ink` and `png` in clear: opened with its delivery's data key when
+    /// they are sealed (CPU work: the exporter does it on its pool, not while reading).
+    public func opened(by sealer: ProofSealer) throws(SealingError) -> ExportedProof {
+        guard sealing != ProofSealer.clear else { return self }
+        var clear = self
+        let (id, reference) = (metadata.id, metadata.deliveryReference)
+        clear.body = try sealer.open(body, .body, sealing: sealing, proof: id, reference: reference, key: dataKey)
+        clear.ink = try sealer.open(ink, .ink, sealing: sealing, proof: id, reference: reference, key: dataKey)
+        clear.png = try sealer.open(png, .png, sealing: sealing, proof: id, reference: reference, key: dataKey)
+        clear.sealing = ProofSealer.clear
+        clear.dataKey = nil
+        return clear
+    }
 }

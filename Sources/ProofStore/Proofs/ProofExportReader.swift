@@ -125,7 +125,9 @@ public struct ProofExportReader: Sendable {
                                         body: try row.decode("body"), ink: try row.decode("ink"), png: try row.decode("png"),
                                         capturedAtMicros: try row.decode("captured_at_us"),
                                         receivedAtMicros: try row.decode("received_at_us"),
-                                        deviceSignature: try Self.deviceSignature(row), devicePublicKey: try row.decode("device_public_key")))
+                                        deviceSignature: try Self.deviceSignature(row), devicePublicKey: try row.decode("device_public_key"),
+                                        sealing: try row.decode("sealing"),
+                                        dataKey: ProofRepository.key(try row.decode("kek_id"), try row.decode("wrapped_key"))))
             last = (try row.decode(AuditTimestamp.self, "received_at_exact"), metadata.id)
         }
         let events = try await Self.recordedEvents(for: proofs, in: session)
@@ -146,10 +148,11 @@ public struct ProofExportReader: Sendable {
             (extract(epoch FROM p.captured_at) * 1000000)::int8 AS captured_at_us,
             (extract(epoch FROM p.received_at) * 1000000)::int8 AS received_at_us, p.received_at AS received_at_exact,
             d.recipient_name, d.address, d.destination_lat, d.destination_lon, p.body, p.ink, p.png,
-            p.device_key_id, p.device_signature, dk.public_key AS device_public_key
+            p.device_key_id, p.device_signature, dk.public_key AS device_public_key,
+            p.sealing::int4 AS sealing, ddk.kek_id, ddk.wrapped_key
         FROM (SELECT * FROM proofs p \(filter.whereClause) ORDER BY p.received_at, p.id LIMIT \(limit)) p
             LEFT JOIN deliveries d ON d.id = p.delivery_id LEFT JOIN api_keys k ON k.id = p.uploaded_by
-            LEFT JOIN device_keys dk ON dk.id = p.device_key_id
+            LEFT JOIN device_keys dk ON dk.id = p.device_key_id LEFT JOIN delivery_data_keys ddk ON ddk.delivery_id = p.delivery_id
         ORDER BY p.received_at, p.id
         """
     }

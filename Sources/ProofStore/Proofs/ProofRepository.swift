@@ -2,22 +2,26 @@ import Cryptography
 import Foundation
 import Postgres
 
-/// Stores proofs (immutable once stored) and reads them back.
+/// Stores proofs (immutable once stored) and reads them back. A proof's body, ink and PNG are
+/// stored sealed under its delivery's data key (``ProofSealer``) and opened as they are read.
 public struct ProofRepository: Sendable {
     let database: PostgresClient
     let batcher: ProofBatcher
+    let sealer: ProofSealer
 
-    /// Creates the repository over `database`. Proofs recorded through one repository (and its
-    /// copies) are group-committed together (``ProofBatcher``): make one per service.
-    public init(database: PostgresClient) {
-        self.init(database: database, maxBatch: 32, maxInFlight: 1, lockWait: .seconds(1))
+    /// Creates the repository over `database`, sealing with the keys of `dataKeys`. Proofs recorded
+    /// through one repository (and its copies) are group-committed together (``ProofBatcher``):
+    /// make one per service.
+    public init(database: PostgresClient, dataKeys: DataKeyProvider) {
+        self.init(database: database, dataKeys: dataKeys, maxBatch: 32, maxInFlight: 1, lockWait: .seconds(1))
     }
 
     /// A repository whose batcher stores at most `maxBatch` proofs per transaction, runs at most
     /// `maxInFlight` transactions at once, and lets them wait at most `lockWait` for a lock (tests
     /// pin these to make batches predictable).
-    init(database: PostgresClient, maxBatch: Int, maxInFlight: Int, lockWait: Duration) {
+    init(database: PostgresClient, dataKeys: DataKeyProvider, maxBatch: Int, maxInFlight: Int, lockWait: Duration) {
         self.database = database
+        self.sealer = ProofSealer(keys: dataKeys)
         self.batcher = ProofBatcher(maxBatch: maxBatch, maxInFlight: maxInFlight, lockWait: lockWait) { batch, milliseconds in
             try await Self.recordTogether(batch, lockWaitMilliseconds: milliseconds, in: database)
         }
@@ -60,7 +64,9 @@ public struct ProofRepository: Sendable {
     public func record(_ proof: NewProof, reference: String,
                        idempotency: (apiKeyID: UUID, key: String, response: IdempotentResponse)? = nil,
                        origin: AuditOrigin = .system) async throws {
-        try await batcher.record(PendingProof(proof: proof, reference: reference, idempotency: idempotency, origin: origin))
+        // Sealed here, before the batch: a few AES-GCM passes over tens of kilobytes, like the digests.
+        let sealed = try sealer.seal(proof, reference: reference)
+        try await batcher.record(PendingProof(proof: proof, reference: reference, sealed: sealed, idempotency: idempotency, origin: origin))
     }
 
     /// Proofs in one transaction, all or none: each one's statement, one audit append for all of
@@ -141,31 +147,39 @@ public struct ProofRepository: Sendable {
     /// the planner then walked every pending delivery for each upload and joined each to the new
     /// proof (`ProofRecordPlanTests`).
     static func recordStatement(_ pending: PendingProof) -> PostgresQuery {
-        let (proof, reference, idempotency) = (pending.proof, pending.reference, pending.idempotency)
+        let (proof, reference, idempotency, sealed) = (pending.proof, pending.reference, pending.idempotency, pending.sealed)
         let capture = proof.capture, location = capture.location, device = capture.device
         let body = proof.body, rendering = proof.rendering, assessment = proof.assessment, response = idempotency?.response
+        // The data key goes in first and the proof only with it: an upload that lost the race for
+        // its delivery finds the winner's key there (ON CONFLICT: nothing inserted), stores no
+        // proof sealed under a key nobody keeps, and gets proofAlreadyRecorded like any loser.
         return """
             WITH delivery AS (
                 SELECT id, status FROM deliveries WHERE reference = \(reference)::text
+            ), data_key AS (
+                INSERT INTO delivery_data_keys (delivery_id, kek_id, wrapped_key)
+                SELECT id, \(sealed.keyID)::text, \(PostgresBytes(sealed.wrappedKey)) FROM delivery
+                ON CONFLICT (delivery_id) DO NOTHING
+                RETURNING delivery_id
             ), proof AS (
                 INSERT INTO proofs (id, delivery_id, signer_name, captured_at, captured_at_offset_min, captured_at_text,
                     received_at, location_lat, location_lon, location_accuracy_m, distance_to_destination_m, geofence_radius_m,
                     flags, device_id, device_model, device_os, device_app, body, body_content_type, body_content_encoding,
                     body_sha256, ink_format, ink, point_count, stroke_count, png, png_sha256, png_width, png_height,
-                    render_options, algorithm_version, uploaded_by, idempotency_key, device_key_id, device_signature)
+                    render_options, algorithm_version, uploaded_by, idempotency_key, device_key_id, device_signature, sealing)
                 SELECT \(proof.id), delivery.id, \(capture.signerName), \(capture.capturedAt.date),
                     \(capture.capturedAt.offsetMinutes), \(capture.capturedAt.text), \(body.receivedAt),
                     \(location?.point.lat)::float8, \(location?.point.lon)::float8, \(location?.accuracyMeters)::float8,
                     \(assessment.distanceToDestinationMeters)::float8, \(assessment.geofenceRadiusMeters),
                     string_to_array(\(assessment.flags.map { $0.rawValue }.joined(separator: ",")), ','),
                     \(device.id)::text, \(device.model)::text, \(device.os)::text, \(device.app)::text,
-                    \(PostgresBytes(body.bytes)), \(body.contentType), \(body.contentEncoding)::text, \(PostgresBytes(body.sha256)),
-                    \(rendering.inkFormat), \(PostgresBytes(rendering.ink)), \(rendering.pointCount), \(rendering.strokeCount),
-                    \(PostgresBytes(rendering.png)), \(PostgresBytes(rendering.pngSHA256)), \(rendering.pngWidth),
+                    \(PostgresBytes(sealed.body)), \(body.contentType), \(body.contentEncoding)::text, \(PostgresBytes(body.sha256)),
+                    \(rendering.inkFormat), \(PostgresBytes(sealed.ink)), \(rendering.pointCount), \(rendering.strokeCount),
+                    \(PostgresBytes(sealed.png)), \(PostgresBytes(rendering.pngSHA256)), \(rendering.pngWidth),
                     \(rendering.pngHeight), \(PostgresJSONB(rendering.renderOptionsJSON)), \(rendering.algorithmVersion),
                     \(proof.uploadedBy), \(proof.idempotencyKey)::text, \(proof.deviceSignature?.keyID)::uuid,
-                    \(proof.deviceSignature.map { PostgresBytes($0.signature) })::bytea
-                FROM delivery
+                    \(proof.deviceSignature.map { PostgresBytes($0.signature) })::bytea, \(ProofSealer.sealed)::smallint
+                FROM delivery JOIN data_key ON data_key.delivery_id = delivery.id
                 RETURNING delivery_id
             ), delivered AS (
                 UPDATE deliveries SET status = 'delivered', delivered_at = \(body.receivedAt), updated_at = \(body.receivedAt)
@@ -198,7 +212,7 @@ public struct ProofRepository: Sendable {
         p.id, d.reference, p.signer_name, p.captured_at, p.captured_at_offset_min, p.captured_at_text, p.received_at,
         p.location_lat, p.location_lon, p.location_accuracy_m, p.distance_to_destination_m, p.geofence_radius_m,
         array_to_string(p.flags, ',') AS flags, p.device_id, p.device_model, p.device_os, p.device_app,
-        p.body_content_type, p.body_content_encoding, octet_length(p.body) AS body_size, p.body_sha256, p.ink_format,
+        p.body_content_type, p.body_content_encoding, \(ProofSealer.clearSize("p.body")) AS body_size, p.body_sha256, p.ink_format,
         p.point_count, p.stroke_count, p.png_sha256, p.png_width, p.png_height, p.render_options::text AS render_options,
         p.algorithm_version, k.id AS uploader_id, k.name AS uploader_name, k.role AS uploader_role
         """
@@ -238,33 +252,55 @@ public struct ProofRepository: Sendable {
     /// The stored PNG; its bytes are left out when `ifNoneMatch` is its SHA-256.
     public func png(reference: String, ifNoneMatch: [UInt8]? = nil) async throws -> StoredPNG? {
         let result = try await database.query("""
-            SELECT p.png_sha256, CASE WHEN p.png_sha256 = \(ifNoneMatch.map(PostgresBytes.init)) THEN NULL ELSE p.png END
-            FROM deliveries d JOIN proofs p ON \(unescaped: DeliveryRepository.proofJoin) WHERE d.reference = \(reference)::text
+            SELECT p.png_sha256, CASE WHEN p.png_sha256 = \(ifNoneMatch.map(PostgresBytes.init)) THEN NULL ELSE p.png END,
+                \(unescaped: Self.sealingColumns)
+            FROM deliveries d JOIN proofs p ON \(unescaped: DeliveryRepository.proofJoin) \(unescaped: Self.dataKeyJoin)
+            WHERE d.reference = \(reference)::text
             """)
         guard let row = result.first else { return nil }
-        let (sha256, bytes) = try row.decode(([UInt8], [UInt8]?).self)
-        return StoredPNG(sha256: sha256, bytes: bytes)
+        let (sha256, bytes, id, sealing, keyID, wrapped) = try row.decode(([UInt8], [UInt8]?, UUID, Int, String?, [UInt8]?).self)
+        let opened = try bytes.map { stored throws(SealingError) in
+            try sealer.open(stored, .png, sealing: sealing, proof: id, reference: reference, key: Self.key(keyID, wrapped))
+        }
+        return StoredPNG(sha256: sha256, bytes: opened)
     }
 
     /// The original request body.
     public func body(reference: String) async throws -> StoredBody? {
         let result = try await database.query("""
-            SELECT p.body, p.body_content_type, p.body_content_encoding, p.body_sha256
-            FROM deliveries d JOIN proofs p ON \(unescaped: DeliveryRepository.proofJoin) WHERE d.reference = \(reference)::text
+            SELECT p.body, p.body_content_type, p.body_content_encoding, p.body_sha256, \(unescaped: Self.sealingColumns)
+            FROM deliveries d JOIN proofs p ON \(unescaped: DeliveryRepository.proofJoin) \(unescaped: Self.dataKeyJoin)
+            WHERE d.reference = \(reference)::text
             """)
         guard let row = result.first else { return nil }
-        let (bytes, contentType, contentEncoding, sha256) = try row.decode(([UInt8], String, String?, [UInt8]).self)
-        return StoredBody(bytes: bytes, contentType: contentType, contentEncoding: contentEncoding, sha256: sha256)
+        let (bytes, contentType, contentEncoding, sha256, id, sealing, keyID, wrapped)
+            = try row.decode(([UInt8], String, String?, [UInt8], UUID, Int, String?, [UInt8]?).self)
+        let opened = try sealer.open(bytes, .body, sealing: sealing, proof: id, reference: reference, key: Self.key(keyID, wrapped))
+        return StoredBody(bytes: opened, contentType: contentType, contentEncoding: contentEncoding, sha256: sha256)
     }
 
     /// The canonical ink and its render options.
     public func ink(reference: String) async throws -> StoredInk? {
         let result = try await database.query("""
-            SELECT p.ink, p.render_options::text, p.point_count FROM deliveries d JOIN proofs p ON \(unescaped: DeliveryRepository.proofJoin)
+            SELECT p.ink, p.render_options::text, p.point_count, \(unescaped: Self.sealingColumns)
+            FROM deliveries d JOIN proofs p ON \(unescaped: DeliveryRepository.proofJoin) \(unescaped: Self.dataKeyJoin)
             WHERE d.reference = \(reference)::text
             """)
         guard let row = result.first else { return nil }
-        let (ink, renderOptionsJSON, pointCount) = try row.decode(([UInt8], String, Int).self)
-        return StoredInk(ink: ink, renderOptionsJSON: renderOptionsJSON, pointCount: pointCount)
+        let (ink, renderOptionsJSON, pointCount, id, sealing, keyID, wrapped)
+            = try row.decode(([UInt8], String, Int, UUID, Int, String?, [UInt8]?).self)
+        let opened = try sealer.open(ink, .ink, sealing: sealing, proof: id, reference: reference, key: Self.key(keyID, wrapped))
+        return StoredInk(ink: opened, renderOptionsJSON: renderOptionsJSON, pointCount: pointCount)
+    }
+
+    /// What opening a proof's sealed columns needs (proofs `p`, its delivery's key `k`).
+    static let sealingColumns = "p.id, p.sealing::int4, k.kek_id, k.wrapped_key"
+    /// The delivery's wrapped data key, if it has one (`d`: deliveries).
+    static let dataKeyJoin = "LEFT JOIN delivery_data_keys k ON k.delivery_id = d.id"
+
+    /// The wrapped key of a row's `kek_id` and `wrapped_key`, when it has both.
+    static func key(_ keyID: String?, _ wrapped: [UInt8]?) -> ProofSealer.WrappedKey? {
+        guard let keyID, let wrapped else { return nil }
+        return ProofSealer.WrappedKey(keyID: keyID, wrapped: wrapped)
     }
 }

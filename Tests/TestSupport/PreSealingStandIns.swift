@@ -1,0 +1,35 @@
+import Postgres
+import ProofStore
+
+/// For tests that write data through today's repositories into a database migrated only part of
+/// the way (before 0025, sealed proofs): stand-ins for the table and column the repository writes,
+/// created before and dropped before the real migrations run; ``unseal(_:in:)`` then puts a proof's
+/// bytes back in clear, as a proof stored before 0025 holds them.
+public enum PreSealingStandIns {
+    /// Creates `delivery_data_keys` and `proofs.sealing` as the repository expects them.
+    public static let create = """
+        CREATE TABLE delivery_data_keys (delivery_id uuid PRIMARY KEY, kek_id text NOT NULL, wrapped_key bytea NOT NULL);
+        ALTER TABLE proofs ADD COLUMN sealing smallint NOT NULL DEFAULT 0;
+        """
+
+    /// Drops them again.
+    public static let drop = """
+        DROP TABLE delivery_data_keys;
+        ALTER TABLE proofs DROP COLUMN sealing;
+        """
+
+    /// Drops the stand-ins and writes `proof`'s body, ink and PNG back in clear (the proofs table's
+    /// change-refusing triggers off for that; the test's database role owns the tables).
+    public static func unseal(_ proof: NewProof, in database: PostgresClient) async throws {
+        try await database.withConnection { session in
+            try await session.executeScript("ALTER TABLE proofs DISABLE TRIGGER USER")
+            try await session.query("""
+                UPDATE proofs SET body = \(PostgresBytes(proof.body.bytes)), ink = \(PostgresBytes(proof.rendering.ink)),
+                    png = \(PostgresBytes(proof.rendering.png))
+                WHERE id = \(proof.id)
+                """)
+            try await session.executeScript("ALTER TABLE proofs ENABLE TRIGGER USER")
+            try await session.executeScript(drop)
+        }
+    }
+}
