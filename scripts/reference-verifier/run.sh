@@ -142,5 +142,12 @@ psql -Xq "$admin_url" -v ON_ERROR_STOP=1 -c "ALTER TABLE proofs DISABLE TRIGGER 
         WHERE delivery_id = (SELECT id FROM deliveries WHERE reference = 'REF-4')" \
     -c "ALTER TABLE proofs ENABLE TRIGGER USER"
 expect_invalid "delivery REF-4" database --database-url "$DATABASE_URL"
+# A sealed PNG with one bit flipped: the box no longer opens to what the event recorded.
+psql -Xq "$admin_url" -v ON_ERROR_STOP=1 -c "ALTER TABLE proofs DISABLE TRIGGER USER" \
+    -c "UPDATE proofs SET png = set_byte(png, 30, get_byte(png, 30) # 1) WHERE delivery_id = (SELECT id FROM deliveries WHERE reference = 'REF-3')" \
+    -c "ALTER TABLE proofs ENABLE TRIGGER USER"
+expect_invalid "delivery REF-3): png_sha256 differs" database --database-url "$DATABASE_URL"
+# Without the data key file the sealed proofs cannot be checked, and the verifier says so.
+DATA_KEY_FILE= expect_invalid "wrapped by key" database --database-url "$DATABASE_URL" --data-key-file /dev/null
 if [ $failures != 0 ]; then echo "reference-verifier: $failures failures" >&2; exit 1; fi
 echo "reference-verifier: all passed"
