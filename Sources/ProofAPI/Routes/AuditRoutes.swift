@@ -70,8 +70,16 @@ struct AuditRoutes: Sendable {
         return try JSONResponse.make(.ok, ListPage(items: page.items.map(WitnessedCheckpointResource.init), nextCursor: cursor, next: next))
     }
 
+    /// Sealed proofs whose keys the service cannot use stop the walk: 503 `data_key_unavailable`
+    /// (``ProofService/ServiceError/sealing(_:)``), never a report of proofs it could not check.
     func verify(_ context: AppRequestContext) async throws -> Response {
         _ = try context.require(.readAudit)
-        return try JSONResponse.make(.ok, AuditVerificationResource(CountersignMetrics.observe(try await services.auditVerifier.verify())))
+        let result: AuditVerification
+        do {
+            result = try await services.auditVerifier.verify()
+        } catch let error as SealingError {
+            throw ServiceError.sealing(error)
+        }
+        return try JSONResponse.make(.ok, AuditVerificationResource(CountersignMetrics.observe(result)))
     }
 }

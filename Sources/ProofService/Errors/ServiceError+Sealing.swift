@@ -10,6 +10,9 @@ extension ServiceError {
         case .unknownKey(let id):
             ServiceError(.unavailable, code: "data_key_unavailable",
                          detail: "The data key file lacks key \(id), which sealed this proof's data key.", retryAfterSeconds: 30)
+        case .wrongKey(let id, _):
+            ServiceError(.unavailable, code: "data_key_unavailable",
+                         detail: "The data key file's key \(id) does not open this proof's data key.", retryAfterSeconds: 30)
         case .notConfigured, .invalidKeyFile:
             ServiceError(.unavailable, code: "data_key_unavailable", detail: "The service has no usable data keys (DATA_KEY_FILE).",
                          retryAfterSeconds: 30)

@@ -80,15 +80,11 @@ public struct DataKeyring: DataKeyWrapping, CustomStringConvertible {
 
     public func unwrap(_ wrapped: [UInt8], keyID: String, for reference: String) throws(SealingError) -> DataKey {
         guard let encrypting = keys[keyID] else { throw .unknownKey(keyID) }
-        do {
-            let bytes = try AESGCM.open(wrapped, key: encrypting, associatedData: Self.binding(reference))
-            guard bytes.count == AESGCM.keyByteCount else { throw SealingError.unreadable("the data key of delivery \(reference) is not 32 bytes") }
-            return DataKey(bytes: bytes)
-        } catch let error as SealingError {
-            throw error
-        } catch {
-            throw .unreadable("the data key of delivery \(reference) (key \(keyID)): \(error)")
+        guard let bytes = try? AESGCM.open(wrapped, key: encrypting, associatedData: Self.binding(reference)),
+              bytes.count == AESGCM.keyByteCount else {
+            throw .wrongKey(keyID: keyID, reference: reference)
         }
+        return DataKey(bytes: bytes)
     }
 
     /// `countersign-data-key/v1:<reference>` (docs/audit.md, "Sealed proofs").

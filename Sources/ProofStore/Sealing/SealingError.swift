@@ -8,7 +8,12 @@ public enum SealingError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A wrapped data key names a key-encryption key the key file does not hold (a rotated-out
     /// key removed too early, or another deployment's database).
     case unknownKey(String)
-    /// A sealed value or a wrapped key does not open: altered, or sealed under another key.
+    /// The key-encryption key `keyID` of the file does not open the data key of delivery
+    /// `reference`: the file holds another key under that id (another deployment's, or a
+    /// regenerated development file), or the wrapped key was altered — the two look alike.
+    case wrongKey(keyID: String, reference: String)
+    /// A sealed value does not open with its delivery's data key: altered, or moved to another
+    /// row or column.
     case unreadable(String)
     /// libcrypto failed while sealing.
     case sealingFailed(String)
@@ -20,6 +25,9 @@ public enum SealingError: Error, Sendable, Equatable, CustomStringConvertible {
                 + "\"Keys\"), or, for development only, DATA_KEY_GENERATE=true to generate one in DATA_DIR"
         case .invalidKeyFile(let path, let reason): "data key file \(path): \(reason)"
         case .unknownKey(let id): "data keys: key \(id) is not in the data key file (it wrapped data that is stored)"
+        case .wrongKey(let id, let reference):
+            "data keys: key \(id) of the data key file does not open the data key of delivery \(reference) "
+                + "(another file's key under that id, or the wrapped key was altered)"
         case .unreadable(let what): "sealed data does not open: \(what)"
         case .sealingFailed(let message): "sealing failed: \(message)"
         }
