@@ -16,7 +16,9 @@ public enum AESGCM {
         var nonce = [UInt8](repeating: 0, count: nonceByteCount)
         guard RAND_bytes(&nonce, Int32(nonceByteCount)) == 1 else { throw .fromLibcrypto(operation) }
         let cipher = try CipherContext(operation)
-        guard EVP_EncryptInit_ex(cipher.pointer, EVP_aes_256_gcm(), nil, key, nonce) == 1 else { throw .fromLibcrypto(operation) }
+        guard EVP_EncryptInit_ex(cipher.pointer, fetchedAES256GCM ?? EVP_aes_256_gcm(), nil, key, nonce) == 1 else {
+            throw .fromLibcrypto(operation)
+        }
         var length: Int32 = 0
         if !associatedData.isEmpty {
             guard EVP_EncryptUpdate(cipher.pointer, nil, &length, associatedData, Int32(associatedData.count)) == 1 else {
@@ -48,7 +50,9 @@ public enum AESGCM {
         var tag = Array(box.suffix(tagByteCount))
         let ciphertext = Array(box.dropFirst(nonceByteCount).dropLast(tagByteCount))
         let cipher = try CipherContext(operation)
-        guard EVP_DecryptInit_ex(cipher.pointer, EVP_aes_256_gcm(), nil, key, nonce) == 1 else { throw .fromLibcrypto(operation) }
+        guard EVP_DecryptInit_ex(cipher.pointer, fetchedAES256GCM ?? EVP_aes_256_gcm(), nil, key, nonce) == 1 else {
+            throw .fromLibcrypto(operation)
+        }
         var length: Int32 = 0
         if !associatedData.isEmpty {
             guard EVP_DecryptUpdate(cipher.pointer, nil, &length, associatedData, Int32(associatedData.count)) == 1 else {
@@ -79,6 +83,12 @@ public enum AESGCM {
         return bytes
     }
 }
+
+/// AES-256-GCM fetched from the default provider once, for the life of the process (never freed,
+/// as `fetchedSHA256`): with `EVP_aes_256_gcm()` every init fetches the cipher again, a provider
+/// look-up under a lock, and an upload seals four times (its data key and three columns). An
+/// `EVP_CIPHER` is immutable once fetched and safe to share between threads.
+nonisolated(unsafe) private let fetchedAES256GCM: OpaquePointer? = EVP_CIPHER_fetch(nil, "AES-256-GCM", nil)
 
 /// One owned `EVP_CIPHER_CTX`, freed exactly once.
 private final class CipherContext {
