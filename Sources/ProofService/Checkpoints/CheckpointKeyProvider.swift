@@ -1,5 +1,6 @@
 import Cryptography
 import Foundation
+import ProofStore
 import Synchronization
 
 /// The Ed25519 key that signs audit checkpoints and export manifests, loaded once.
@@ -90,25 +91,13 @@ public final class CheckpointKeyProvider: Sendable {
         case .generatedIn(let directory):
             let path = URL(fileURLWithPath: directory).appendingPathComponent(Self.generatedFileName).path
             if FileManager.default.fileExists(atPath: path) { return try Self.read(path) }
-            do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            } catch {
-                throw CheckpointKeyError(path: directory, reason: "the data directory cannot be created: \(error.localizedDescription)")
-            }
             let key = try Ed25519PrivateKey.generate()
-            let pem = Array(try key.pemRepresentation().utf8)
-            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-            if descriptor < 0 {
-                // Another process made it first: use theirs.
-                if errno == EEXIST { return try Self.read(path) }
-                throw CheckpointKeyError(path: path, reason: String(cString: strerror(errno)))
+            do {
+                // Another process may have made it first: then theirs is used.
+                return try SecretFile.create(at: path, contents: Array(try key.pemRepresentation().utf8)) == .created ? key : try Self.read(path)
+            } catch let error as SecretFileError {
+                throw CheckpointKeyError(path: error.path, reason: error.reason)
             }
-            defer { close(descriptor) }
-            let written = pem.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            guard written == pem.count, fsync(descriptor) == 0 else {
-                throw CheckpointKeyError(path: path, reason: "could not write the new key: \(String(cString: strerror(errno)))")
-            }
-            return key
         }
     }
 

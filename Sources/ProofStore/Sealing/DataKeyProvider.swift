@@ -64,29 +64,24 @@ public final class DataKeyProvider: Sendable {
         case .fixed(let keys): return keys
         case .unconfigured: throw .notConfigured
         case .file(let path): return try Self.read(path)
-        case .generatedIn(let directory):
-            let path = URL(fileURLWithPath: directory).appendingPathComponent(Self.generatedFileName).path
+        case .generatedIn:
+            let path = location
             if FileManager.default.fileExists(atPath: path) { return try Self.read(path) }
-            do {
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            } catch {
-                throw .invalidKeyFile(path: directory, reason: "the data directory cannot be created: \(error.localizedDescription)")
-            }
-            let keyring = try DataKeyring.generate(id: "development-1")
+            // A random id: a development file made again (a new DATA_DIR) must not pass for the old one.
+            let suffix = try DataKey.random().bytes.prefix(4).map { String($0, radix: 16) }.joined()
+            let keyring = try DataKeyring.generate(id: "development-\(suffix)")
             let text = Array(("# generated for development by countersign (DATA_KEY_GENERATE=true); never use in production\n"
                               + keyring.fileText).utf8)
-            let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL, 0o600)
-            if descriptor < 0 {
-                // Another process made it first: use theirs.
-                if errno == EEXIST { return try Self.read(path) }
-                throw .invalidKeyFile(path: path, reason: String(cString: strerror(errno)))
+            do {
+                // Another process may have made it first: then theirs is used.
+                return try SecretFile.create(at: path, contents: text) == .created ? keyring : try Self.read(path)
+            } catch let error as SecretFileError {
+                throw .invalidKeyFile(path: error.path, reason: error.reason)
+            } catch let error as SealingError {
+                throw error
+            } catch {
+                throw .invalidKeyFile(path: path, reason: "\(error)")
             }
-            defer { close(descriptor) }
-            let written = text.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            guard written == text.count, fsync(descriptor) == 0 else {
-                throw .invalidKeyFile(path: path, reason: "could not write the new keys: \(String(cString: strerror(errno)))")
-            }
-            return keyring
         }
     }
 
