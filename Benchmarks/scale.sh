@@ -135,6 +135,8 @@ for step in "${steps[@]}"; do
     have="$(sql -c "SELECT count(*) FROM deliveries WHERE reference LIKE 'B-%'")"
     if [ "$have" -lt "$step" ]; then
         started=$(date +%s.%N)
+        [ "$(sql -c "SELECT to_regclass('bench_clear_templates') IS NOT NULL")" = t ] \
+            || python3 Benchmarks/clear_templates.py "$($PG owner-url countersign_scale)" 'SEED-%' >/dev/null
         sql -v from="$have" -v to="$step" -v target="$target" -v anchor="$anchor" -f Benchmarks/scale/grow.sql >/dev/null
         python3 Benchmarks/proof_events.py "$($PG owner-url countersign_scale)" "d.reference LIKE 'B-%'" "delivery:SEED-%" >/dev/null
         echo "== step $step: grew $((step - have)) deliveries with proofs in $(echo "$(date +%s.%N) - $started" | bc) s"

@@ -273,7 +273,8 @@ def pg_restart(args):
     server.stop()
 
     stored = {row[0]: (row[1], row[2]) for row in psql(args.admin_url,
-              "SELECT d.reference, p.id, encode(sha256(p.body), 'hex') FROM proofs p JOIN deliveries d ON d.id = p.delivery_id"
+              # The body is stored sealed (0025): its clear digest is the column; verify --database re-derives it.
+              "SELECT d.reference, p.id, encode(p.body_sha256, 'hex') FROM proofs p JOIN deliveries d ON d.id = p.delivery_id"
               f" WHERE d.reference LIKE '{prefix}%'")}
     missing = [r for r, (pid, sha) in acknowledged.items() if r not in stored or stored[r][0] != pid]
     mismatched = [r for r, (pid, sha) in acknowledged.items() if r in stored and stored[r][1] != sha]
@@ -384,8 +385,9 @@ def kill9(args):
     status, _, data = request(args.port, "GET", "/v1/audit/checkpoint", headers=auth(auditor), timeout=60)
     public_key = json.loads(data)["public_key"] if status == 200 else "0" * 64
     server.stop()
+    # The server's development data keys (DATA_DIR/data-keys) open the sealed proofs.
     verify = subprocess.run([args.binary, "verify", "--database", "--database-url", args.database_url, "--public-key", public_key],
-                            capture_output=True, text=True)
+                            capture_output=True, text=True, env=dict(os.environ, DATA_KEY_GENERATE="true"))
 
     rows = psql(args.admin_url,
                 "SELECT d.reference, count(p.id), bool_and(d.status = 'delivered'), "

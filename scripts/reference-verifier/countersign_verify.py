@@ -275,7 +275,7 @@ def verify_bundle(path, pinned):
         fail("manifest.json", "the checkpoint is not signed by the bundle's key")
     heads = {h["chain"]: (h["head_seq"], h["head_hash"]) for h in checkpoint["chains"]}
     # What each proof's folder holds: every file, or all but the raw dynamics (points, ink).
-    proof_files = manifest.get("proof_files", PROOF_FILES)
+    proof_files = PROOF_FILES if manifest.get("proof_files") is None else manifest["proof_files"]  # absent or null: every file
     if proof_files not in (PROOF_FILES, [n for n in PROOF_FILES if n not in OMISSIBLE]):
         fail("manifest.json", f"proof_files {proof_files} is neither every file nor all but points and ink")
         return found.finish("")
@@ -414,8 +414,11 @@ def read_data_keys(path):
     with open(path) as f:
         for line in f:
             fields = line.split("#", 1)[0].split()
-            if fields:
-                keys[fields[0]] = base64.b64decode(fields[1])
+            if not fields:
+                continue
+            if len(fields) != 2:
+                raise SystemExit(f"{path}: a line is not `<id> <base64 key>`")
+            keys[fields[0]] = base64.b64decode(fields[1])
     return keys
 
 
