@@ -61,6 +61,19 @@ struct DataKeyRotationTests {
                     guard case .invalidKeyFile(_, let reason) = error as? SealingError else { return false }
                     return reason.contains("does not open the data keys stored") && reason.contains(new)
                 }
+                // Served anyway (a test set-up can), it answers 503 for the proofs it cannot open, not
+                // "altered", and verification stops naming the key rather than report tampering.
+                try await harness.application(dataKeys: foreign).test(.router) { client in
+                    let png = try await client.execute(uri: "/v1/deliveries/\(new)/proof/signature.png", method: .get, headers: harness.headers(.auditor))
+                    #expect(png.status == .serviceUnavailable && png.problemCode == "data_key_unavailable", "\(png.status)")
+                    let verify = try await client.execute(uri: "/v1/audit/verify", method: .get, headers: harness.headers(.auditor))
+                    #expect(verify.status == .serviceUnavailable && verify.problemCode == "data_key_unavailable", "\(verify.status)")
+                }
+                // The old key right, the new id holding other bytes: the first proof it cannot open is named.
+                let halfForeign = try Self.keyring(a + "b1 \(Data(repeating: 7, count: 32).base64EncodedString())\n")
+                await #expect(throws: SealingError.wrongKey(keyID: "b1", reference: new)) {
+                    try await AuditVerifier(database: harness.database, dataKeys: halfForeign).verify()
+                }
             }
         }
     }
