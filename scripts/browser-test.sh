@@ -100,4 +100,5 @@ done
 
 # After the whole console workload the audit chains verify from the database too (every chain,
 # the heads in audit_chains, every stored checkpoint, pinned to the server's key).
-DATABASE_URL="$url" "$binary" verify --database --public-key "$public_key" | sed 's/^/browser-test: /'
+# The server's development data keys (DATA_DIR/data-keys) open the sealed proofs.
+DATABASE_URL="$url" DATA_DIR="$out/data" DATA_KEY_GENERATE=true "$binary" verify --database --public-key "$public_key" | sed 's/^/browser-test: /'
