@@ -26,6 +26,13 @@ struct SendCommand: AsyncParsableCommand {
                                visibility: .hidden))
     var pauseAfterAnswer: Double?
 
+    /// One line per outcome, written at once (`print` buffers when stdout is a file): a run
+    /// killed mid-queue — the end-to-end test does it with SIGKILL — keeps the lines of the proofs
+    /// it had already sent.
+    static func say(_ line: String) {
+        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+    }
+
     func run() async throws {
         guard let token = ProcessInfo.processInfo.environment["COURIER_TOKEN"], !token.isEmpty else {
             throw ValidationError("COURIER_TOKEN must hold the courier's API key")
@@ -40,14 +47,14 @@ struct SendCommand: AsyncParsableCommand {
         while true {
             round += 1
             let report = try await queue.drain(with: client) { item, receipt in
-                print("sent \(item.fileName) reference=\(receipt.reference) proof=\(receipt.proofID)\(receipt.replayed ? " (replayed)" : "")")
+                Self.say("sent \(item.fileName) reference=\(receipt.reference) proof=\(receipt.proofID)\(receipt.replayed ? " (replayed)" : "")")
                 answers.count()
             }
             for rejected in report.rejected {
-                print("rejected \(rejected.item.fileName) reference=\(rejected.item.proof.reference): \(rejected.problem.status) \(rejected.problem.code)")
+                Self.say("rejected \(rejected.item.fileName) reference=\(rejected.item.proof.reference): \(rejected.problem.status) \(rejected.problem.code)")
             }
-            if report.busy { print("another drain holds \(queue.folder)") }
-            if let stopped = report.stoppedBy { print("stopped with \(report.remaining) queued: \(stopped)") }
+            if report.busy { Self.say("another drain holds \(queue.folder)") }
+            if let stopped = report.stoppedBy { Self.say("stopped with \(report.remaining) queued: \(stopped)") }
             let left = try await queue.pending().count
             if left == 0 || !untilEmpty { return finish(left: left, rejected: try await queue.rejected().count) }
             guard Date().timeIntervalSince(started) < deadline else { return finish(left: left, rejected: try await queue.rejected().count) }
@@ -56,7 +63,7 @@ struct SendCommand: AsyncParsableCommand {
     }
 
     private func finish(left: Int, rejected: Int) {
-        print("queue: \(left) pending, \(rejected) rejected")
+        Self.say("queue: \(left) pending, \(rejected) rejected")
         if left > 0 || rejected > 0 { Foundation.exit(left > 0 ? 3 : 4) }
     }
 }
