@@ -68,7 +68,7 @@ public final class DataKeyProvider: Sendable {
             let path = location
             if FileManager.default.fileExists(atPath: path) { return try Self.read(path) }
             // A random id: a development file made again (a new DATA_DIR) must not pass for the old one.
-            let suffix = try DataKey.random().bytes.prefix(4).map { String($0, radix: 16) }.joined()
+            let suffix = Array(try DataKey.random().bytes.prefix(4)).hexString
             let keyring = try DataKeyring.generate(id: "development-\(suffix)")
             let text = Array(("# generated for development by countersign (DATA_KEY_GENERATE=true); never use in production\n"
                               + keyring.fileText).utf8)
