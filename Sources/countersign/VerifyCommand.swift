@@ -75,7 +75,7 @@ struct VerifyCommand: AsyncParsableCommand {
             timestamped = checked.verified
             if let failure = checked.failure {
                 let report = AuditVerificationReport(result: .broken(failure), witnessedChecked: witnessed.count)
-                print(json ? try Self.json(report, witnesses: true) : Self.describe(report.result))
+                print(json ? try Self.json(report, witnesses: true) : Self.describe(report.result) + Self.describeErased(report))
                 throw ExitCode(1)
             }
         }
@@ -97,7 +97,7 @@ struct VerifyCommand: AsyncParsableCommand {
         }
         report.timestamped = timestamped
         let withWitnesses = checkpointsDirectory != nil
-        print(json ? try Self.json(report, witnesses: withWitnesses) : Self.describe(report.result) + (withWitnesses ? "\n" + Self.describeWitnesses(report) : ""))
+        print(json ? try Self.json(report, witnesses: withWitnesses) : Self.describe(report.result) + Self.describeErased(report) + (withWitnesses ? "\n" + Self.describeWitnesses(report) : ""))
         if trusted.isEmpty {
             Self.warn("stored checkpoints were checked with the keys they carry, not against trusted keys: "
                       + "a checkpoint signed by anyone's key passed")
@@ -174,6 +174,12 @@ struct VerifyCommand: AsyncParsableCommand {
             if report.omittedFailures > 0 { print("INVALID and \(report.omittedFailures) more problems, not listed (the first \(report.failures.count) are)") }
         }
         if !report.isValid { throw ExitCode(1) }
+    }
+
+    /// The erased deliveries a sound walk passed, on a line of their own (nothing when none).
+    static func describeErased(_ report: AuditVerificationReport) -> String {
+        guard case .ok = report.result, !report.erasedDeliveries.isEmpty else { return "" }
+        return "\nerased deliveries (their events hold; their personal facts are gone): " + report.erasedDeliveries.joined(separator: ", ")
     }
 
     /// One human line: `audit chains ok: N events in C chains, newest seq S` or where and how it

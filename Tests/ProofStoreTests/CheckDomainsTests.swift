@@ -119,8 +119,9 @@ struct CheckDomainsTests {
                 WHERE contype = 'c' AND conrelid = ANY (ARRAY['deliveries', 'proofs', 'idempotency_records', 'audit_events', 'audit_chains']::regclass[])
                 ORDER BY 1
                 """).rows.map { try $0.decode(String.self, 0) }
+            // deliveries_erased_facts (0026) spans the erasure's columns; it is checked on every delivery write.
             #expect(tableChecks == ["deliveries.deliveries_check", "deliveries.deliveries_check1", "deliveries.deliveries_closed_facts",
-                                    "proofs.proofs_check", "proofs.proofs_device_signature_check"])
+                                    "deliveries.deliveries_erased_facts", "proofs.proofs_check", "proofs.proofs_device_signature_check"])
 
             for violation in Self.violations {
                 do {

@@ -20,7 +20,7 @@ struct SealedProofsMigrationTests {
                 """
             let before = try await database.query(PostgresQuery(unescaped: files)).rows.map { try $0.decode((String, Int64).self) }
             #expect(before.count >= 2, "partitions to watch: \(before)")
-            #expect(try await MigrationRunner(client: database).migrate(migrations).contains(25))
+            #expect(try await MigrationRunner(client: database).migrate(migrations.filter { $0.version <= 25 }).contains(25), "through 0025: 0026 widens the rule (erased = 2)")
             let after = try await database.query(PostgresQuery(unescaped: files)).rows.map { try $0.decode((String, Int64).self) }
             #expect(after.map(\.0) == before.map(\.0) && after.map(\.1) == before.map(\.1), "no partition got a new file: \(before) → \(after)")
             let validated = try await database.query("""

@@ -2,20 +2,23 @@ import Postgres
 import ProofStore
 
 /// For tests that write data through today's repositories into a database migrated only part of
-/// the way (before 0025, sealed proofs): stand-ins for the table and column the repository writes,
+/// the way (before 0025, sealed proofs, and 0026, erasure): stand-ins for the table and columns the
+/// repositories write and read,
 /// created before and dropped before the real migrations run; ``unseal(_:in:)`` then puts a proof's
 /// bytes back in clear, as a proof stored before 0025 holds them.
 public enum PreSealingStandIns {
-    /// Creates `delivery_data_keys` and `proofs.sealing` as the repository expects them.
+    /// Creates `delivery_data_keys`, `proofs.sealing` and `deliveries.erased_at` as the repositories expect them.
     public static let create = """
         CREATE TABLE delivery_data_keys (delivery_id uuid PRIMARY KEY, kek_id text NOT NULL, wrapped_key bytea NOT NULL);
         ALTER TABLE proofs ADD COLUMN sealing smallint NOT NULL DEFAULT 0;
+        ALTER TABLE deliveries ADD COLUMN erased_at timestamptz;
         """
 
     /// Drops them again.
     public static let drop = """
         DROP TABLE delivery_data_keys;
         ALTER TABLE proofs DROP COLUMN sealing;
+        ALTER TABLE deliveries DROP COLUMN erased_at;
         """
 
     /// Drops the stand-ins and writes `proof`'s body, ink and PNG back in clear (the proofs table's

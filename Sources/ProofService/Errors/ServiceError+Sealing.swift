@@ -20,6 +20,9 @@ extension ServiceError {
             ServiceError(.internalError, code: "sealed_data_unreadable", detail: "The proof's sealed data does not open: it was altered.")
         case .sealingFailed:
             ServiceError(.internalError, code: "sealing_failed", detail: "The proof could not be sealed.")
+        case .erased(let reference):
+            ServiceError(.gone, code: "proof_erased",
+                         detail: "Delivery \(reference) was erased: its signature's image and points no longer exist.")
         }
     }
 }

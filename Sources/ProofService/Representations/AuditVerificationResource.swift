@@ -21,7 +21,11 @@ public struct AuditVerificationResource: Encodable, Sendable {
     public init(report: AuditVerificationReport) {
         self.verification = report.result
         self.witnesses = report
+        self.erasedDeliveries = report.erasedDeliveries
     }
+
+    /// The references of the erased deliveries the walk passed (shown when the chains hold).
+    public var erasedDeliveries: [String] = []
 
     enum WitnessKeys: String, CodingKey {
         case checked, unwitnessed, timestamped
@@ -36,7 +40,7 @@ public struct AuditVerificationResource: Encodable, Sendable {
     enum CodingKeys: String, CodingKey {
         case status, count, chains, seq, chain, kind, expected, found, subject
         case witnesses
-        case proofID = "proof_id", archivedProofs = "archived_proofs"
+        case proofID = "proof_id", archivedProofs = "archived_proofs", erasedDeliveries = "erased_deliveries"
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -47,6 +51,7 @@ public struct AuditVerificationResource: Encodable, Sendable {
             try c.encode(count, forKey: .count)
             try c.encode(heads.map(ChainHeadResource.init), forKey: .chains)
             try c.encode(archived, forKey: .archivedProofs)
+            if !erasedDeliveries.isEmpty { try c.encode(erasedDeliveries, forKey: .erasedDeliveries) }
         case .broken(let failure):
             try c.encode("broken", forKey: .status)
             try c.encode(failure.seq, forKey: .seq)

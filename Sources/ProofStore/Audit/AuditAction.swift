@@ -12,6 +12,13 @@ public enum AuditAction: String, Sendable, CaseIterable {
     case deliveryFailed = "delivery_failed"
     /// A dispatcher cancelled a delivery (subject `delivery:<reference>`; details `delivery_id`, `closure_sha256`).
     case deliveryCancelled = "delivery_cancelled"
+    /// A delivery's personal data was erased (subject `delivery:<reference>`; details `delivery_id`,
+    /// `rule` (`request`), `reason`): its data key destroyed, its personal facts removed (0026).
+    case deliveryErased = "delivery_erased"
+    /// A legal hold was set on a delivery (subject `delivery:<reference>`; details `delivery_id`, `reason`).
+    case legalHoldSet = "legal_hold_set"
+    /// A delivery's legal hold was cleared (subject `delivery:<reference>`; details `delivery_id`).
+    case legalHoldCleared = "legal_hold_cleared"
     /// The stored PNG was read.
     case proofPNGRead = "proof_png_read"
     /// The SVG was rendered from the stored ink and read.

@@ -24,6 +24,8 @@ public struct AuditBreak: Sendable, Equatable {
         case proofBodyMismatch = "proof_body_mismatch"
         /// A recorded proof is no longer in the proofs table.
         case proofMissing = "proof_missing"
+        /// An erased delivery (0026) without its `delivery_erased` event: erased behind the service's back.
+        case erasureWithoutEvent = "erasure_without_event"
         /// The stored canonical ink does not hash to the digest its event recorded.
         case proofInkMismatch = "proof_ink_mismatch"
         /// A proof's facts (signer, times, location, device, flags, render options, uploader, its

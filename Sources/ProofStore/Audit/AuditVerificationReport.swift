@@ -24,6 +24,9 @@ public struct AuditVerificationReport: Sendable, Equatable {
     public var window: UnwitnessedWindow?
     /// Witnessed checkpoints whose RFC 3161 token verified (`nil`: tokens were not checked).
     public var timestamped: Int?
+    /// Deliveries the walk found erased (migration 0026), each with its `delivery_erased` event:
+    /// their events' hashes were checked, their personal facts could no longer be.
+    public var erasedDeliveries: [String] = []
 
     public init(result: AuditVerification, witnessedChecked: Int = 0, startedAfter: String? = nil, window: UnwitnessedWindow? = nil) {
         self.result = result

@@ -68,7 +68,7 @@ extension AuditVerifier {
         let rows = try await session.query("""
             SELECT id, reference::text AS reference, recipient_name::text AS recipient_name, address::text AS address,
                 destination_lat::float8 AS destination_lat, destination_lon::float8 AS destination_lon
-            FROM deliveries WHERE id = ANY(string_to_array(\(ids.joined(separator: ",")), ',')::uuid[])
+            FROM deliveries WHERE id = ANY(string_to_array(\(ids.joined(separator: ",")), ',')::uuid[]) AND erased_at IS NULL
             """).rows
         for row in rows {
             let destination = GeoPoint.stored(lat: try row.decode("destination_lat"), lon: try row.decode("destination_lon"))
@@ -222,7 +222,7 @@ extension AuditVerifier {
             let facts = try ProofFacts(row: row)
             let (body, png, ink): ([UInt8], [UInt8], [UInt8]) = (try row.decode("body_digest"), try row.decode("png_digest"), try row.decode("ink_digest"))
             let sealing: Int = try row.decode("sealing")
-            if sealing != clear {
+            if sealing != clear && sealing != ProofSealer.erased {
                 sealed.append((facts.proofID, try row.decode("key_reference"), sealing,
                                ProofRepository.key(try row.decode("kek_id"), try row.decode("wrapped_key")), body, png, ink))
             }

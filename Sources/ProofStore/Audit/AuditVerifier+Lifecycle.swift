@@ -24,7 +24,7 @@ extension AuditVerifier {
         if !attemptIDs.isEmpty {
             let rows = try await session.query("""
                 SELECT \(unescaped: AttemptFacts.columns) FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
-                WHERE a.id = ANY(string_to_array(\(attemptIDs.joined(separator: ",")), ',')::uuid[])
+                WHERE a.id = ANY(string_to_array(\(attemptIDs.joined(separator: ",")), ',')::uuid[]) AND d.erased_at IS NULL
                 """).rows
             for row in rows {
                 let facts = try AttemptFacts(row: row)
@@ -38,6 +38,7 @@ extension AuditVerifier {
                 SELECT id, reference::text AS reference, status::text AS status, close_reason,
                     (extract(epoch FROM closed_at) * 1000000)::int8 AS closed_at_us, closed_by
                 FROM deliveries WHERE id = ANY(string_to_array(\(deliveryIDs.joined(separator: ",")), ',')::uuid[]) AND closed_at IS NOT NULL
+                    AND erased_at IS NULL
                 """).rows
             for row in rows {
                 digests.closures[try row.decode("id")] = ClosureFacts.digest(

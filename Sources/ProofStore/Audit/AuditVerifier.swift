@@ -74,6 +74,8 @@ public struct AuditVerifier: Sendable {
         var count: Int64 = 0
         /// Recorded proofs found missing inside an archived period.
         var archived: Int64 = 0
+        /// References of the erased deliveries whose events the walk passed.
+        var erased: Set<String> = []
         /// An incremental run's starting heads: events at or below them are trusted, not walked.
         var trustedThrough: [Int16: Int64] = [:]
         /// Witnessed heads (seq > 0) the walk must pass, by seq, and those it passed with their hash.
@@ -143,8 +145,11 @@ public struct AuditVerifier: Sendable {
             }
             if let failure = try await checkEveryAttemptHasEvent(in: session, since: since) { return broken(failure) }
             if let failure = try await checkEveryChangeHasEvent(in: session, since: since) { return broken(failure) }
-            return AuditVerificationReport(result: .ok(count: walk.count, heads: recorded, archivedProofs: walk.archived),
-                                           witnessedChecked: considered.count, startedAfter: start?.name, window: window)
+            if let failure = try await checkEveryErasureHasEvent(in: session) { return broken(failure) }
+            var report = AuditVerificationReport(result: .ok(count: walk.count, heads: recorded, archivedProofs: walk.archived),
+                                                 witnessedChecked: considered.count, startedAfter: start?.name, window: window)
+            report.erasedDeliveries = walk.erased.sorted()
+            return report
         }
     }
 
@@ -162,10 +167,11 @@ public struct AuditVerifier: Sendable {
             let deliveries = try await deliveryDigests(for: fresh, in: session)
             let lifecycle = try await lifecycleDigests(for: fresh, in: session)
             let devices = try await deviceEvidence(for: fresh, digests: proofs.digests, in: session)
+            let erased = try await erasedReferences(for: fresh, in: session)
             let recomputed = try await hashes
             for (index, event) in fresh.enumerated() {
                 if let failure = check(event, walk: &walk, digests: proofs.digests, archived: proofs.archived, deliveries: deliveries,
-                                       lifecycle: lifecycle, devices: devices,
+                                       lifecycle: lifecycle, devices: devices, erased: erased,
                                        recomputed: recomputed.count == fresh.count ? recomputed[index] : nil) {
                     return failure
                 }
@@ -269,7 +275,7 @@ public struct AuditVerifier: Sendable {
     /// Checks one event against the walk so far and, when it holds, advances the walk.
     func check(_ event: AuditEvent, walk: inout Walk, digests: [UUID: ProofDigests], archived: Set<UUID> = [],
                deliveries: [UUID: [UInt8]] = [:], lifecycle: LifecycleDigests = LifecycleDigests(),
-               devices: DeviceEvidence = DeviceEvidence(), recomputed precomputed: [UInt8]? = nil) -> AuditBreak? {
+               devices: DeviceEvidence = DeviceEvidence(), erased: Set<String> = [], recomputed precomputed: [UInt8]? = nil) -> AuditBreak? {
         func failure(_ kind: AuditBreak.Kind, _ expected: String, _ found: String, seq: Int64? = nil) -> AuditBreak {
             AuditBreak(seq: seq ?? event.seq, kind: kind, expected: expected, found: found, subject: event.subject, chain: event.chain)
         }
@@ -300,6 +306,7 @@ public struct AuditVerifier: Sendable {
         walk.heads[event.chain] = AuditChainHead(chain: event.chain, seq: event.seq, hash: event.hash)
         walk.lastSeq = event.seq
         walk.count += 1
+        if erased.contains(event.subject), let outcome = checkErased(event, walk: &walk, digests: digests) { return outcome }
         if event.action == AuditAction.deliveryCreated.rawValue { return checkDelivery(event, deliveries: deliveries) }
         if let failure = checkLifecycle(event, digests: lifecycle) { return failure }
         if event.subject.hasPrefix("device_key:") { return checkDeviceKeyEvent(event, evidence: devices) }

@@ -28,11 +28,14 @@ public struct Delivery: Sendable, Equatable {
     public var closure: DeliveryClosure?
     /// Its failed attempts, oldest first; loaded only where asked for (a single delivery), else empty.
     public var attempts: [DeliveryAttempt]
+    /// When its personal data was erased (migration 0026): its names, address, destination,
+    /// closing reason and its proof's signer then read as empty, its images and points are gone.
+    public var erasedAt: Date?
 
     /// Creates a delivery value.
     public init(id: UUID, seq: Int64, reference: String, recipientName: String, address: String, destination: GeoPoint?,
                 status: DeliveryStatus, createdAt: Date, updatedAt: Date, deliveredAt: Date?, proof: ProofSummary?,
-                closure: DeliveryClosure? = nil, attempts: [DeliveryAttempt] = []) {
+                closure: DeliveryClosure? = nil, attempts: [DeliveryAttempt] = [], erasedAt: Date? = nil) {
         self.id = id
         self.seq = seq
         self.reference = reference
@@ -46,6 +49,7 @@ public struct Delivery: Sendable, Equatable {
         self.proof = proof
         self.closure = closure
         self.attempts = attempts
+        self.erasedAt = erasedAt
     }
 
     /// True when `draft` describes this delivery (same reference and content).

@@ -10,11 +10,13 @@ public struct DeliveryRepository: Sendable {
         self.database = database
     }
 
-    /// The columns ``delivery(_:)`` decodes by name (deliveries `d`, proofs `p`).
+    /// The columns ``delivery(_:)`` decodes by name (deliveries `d`, proofs `p`). An erased
+    /// delivery's personal texts read as empty strings (migration 0026).
     static let columns = """
-        d.id, d.seq, d.reference, d.recipient_name, d.address, d.destination_lat, d.destination_lon, d.status,
-        d.created_at, d.updated_at, d.delivered_at, d.closed_at, d.close_reason, d.closed_by,
-        p.id AS proof_id, p.signer_name, p.captured_at, p.received_at, p.distance_to_destination_m,
+        d.id, d.seq, d.reference, coalesce(d.recipient_name, '') AS recipient_name, coalesce(d.address, '') AS address,
+        d.destination_lat, d.destination_lon, d.status, d.created_at, d.updated_at, d.delivered_at, d.closed_at,
+        coalesce(d.close_reason, '') AS close_reason, d.closed_by, d.erased_at,
+        p.id AS proof_id, coalesce(p.signer_name, '') AS signer_name, p.captured_at, p.received_at, p.distance_to_destination_m,
         array_to_string(p.flags, ',') AS flags
         """
 
@@ -94,6 +96,6 @@ public struct DeliveryRepository: Sendable {
                         destination: GeoPoint.stored(lat: try row.decode("destination_lat"), lon: try row.decode("destination_lon")),
                         status: DeliveryStatus(rawValue: try row.decode("status")) ?? .pending,
                         createdAt: try row.decode("created_at"), updatedAt: try row.decode("updated_at"),
-                        deliveredAt: try row.decode("delivered_at"), proof: proof, closure: closure)
+                        deliveredAt: try row.decode("delivered_at"), proof: proof, closure: closure, erasedAt: try row.decode("erased_at"))
     }
 }

@@ -9,7 +9,7 @@
 public enum RuntimeRolePrivileges {
     /// The tables whose rows are evidence: `serve` refuses a role that owns one of them or holds
     /// table-wide UPDATE, DELETE, TRUNCATE or TRIGGER on it (``DatabaseRoleCheck``).
-    public static let evidenceTables = ["proofs", "audit_events", "audit_checkpoints", "audit_chains", "deliveries", "api_keys", "device_keys", "delivery_data_keys"]
+    public static let evidenceTables = ["proofs", "audit_events", "audit_checkpoints", "audit_chains", "deliveries", "api_keys", "device_keys", "delivery_data_keys", "delivery_legal_holds"]
 
     /// Every table, sequence and function of schema `public` (partitions follow their parent:
     /// rows are reached through it) with what the runtime role may do with it.
@@ -45,6 +45,8 @@ public enum RuntimeRolePrivileges {
                why: "the search matches signers' names and flags here, band by band (0022); only the proofs trigger writes it"),
         .table("delivery_data_keys", "SELECT", "INSERT",
                why: "an upload stores its delivery's wrapped data key (0025); reads unwrap it; a wrapped key never changes (trigger)"),
+        .table("delivery_legal_holds", "SELECT",
+               why: "a delivery's legal hold blocks its erasure (0026); set and cleared only through the functions below"),
         .table("device_keys", "SELECT", "INSERT",
                why: "couriers register device keys (0017; the guard admits only `registered` rows); approving and revoking: the functions below"),
         // Sequences (identity columns need no grant: INSERT on the table draws from them).
@@ -63,6 +65,10 @@ public enum RuntimeRolePrivileges {
                   why: "cancel and fail (0014, 0023): the only way the service sets a delivery's closing columns, as the key whose token it is given"),
         .function("countersign_approve_device_key(uuid,text)", why: "an admin or dispatcher approves a registered device key (0017), found by its token (0023)"),
         .function("countersign_revoke_device_key(uuid,text)", why: "an admin or dispatcher revokes a device key, for good (0017), found by its token (0023)"),
+        .function("countersign_erase_delivery(text,text)",
+                  why: "an admin erases a delivery's personal data (0026), as the key whose token it is given"),
+        .function("countersign_set_legal_hold(text,text,text)", why: "an admin or auditor holds a delivery against erasure (0026)"),
+        .function("countersign_clear_legal_hold(text,text)", why: "an admin or auditor clears a legal hold (0026)"),
         .function("countersign_uuid_v7()", why: "deliveries.id's default (0020): creating a delivery runs it as the inserting role"),
         // Functions only the owner's objects use: triggers fire whoever writes, and the general
         // partition function may create partitions of any table for any month.
@@ -81,6 +87,10 @@ public enum RuntimeRolePrivileges {
                    why: "trigger: a signed proof only with an approved key of its uploader (locks the key FOR SHARE)"),
         .ownerOnly(.function, "countersign_acting_key(text,text,text)",
                    why: "the definer functions' look-up of the caller's key by its token (0023); they run it as the owner"),
+        .ownerOnly(.function, "countersign_acting_key_in(text,text[],text,text)",
+                   why: "0026's definer functions' look-up of an admin's or auditor's key by its token"),
+        .ownerOnly(.function, "countersign_guard_erasure()",
+                   why: "trigger: proofs, attempts and data keys change only into their erased form, under an erased delivery"),
         .ownerOnly(.function, "countersign_audit_lock_chains(smallint[],integer[])", why: "not called: the append locks its chains inline"),
         .ownerOnly(.function, "countersign_ensure_monthly_partitions(regclass,integer,timestamp with time zone,timestamp with time zone)",
                    why: "migrate runs it as the owner; serving goes through countersign_maintain_partitions"),

@@ -91,9 +91,11 @@ public struct ProofExportReader: Sendable {
         return nil
     }
 
-    /// `since <= received_at < until`, as a fresh filter to add to.
+    /// `since <= received_at < until`, as a fresh filter to add to. Erased proofs (0026) are left
+    /// out: nothing of them is left to export but their events, which the segments carry.
     static func period(since: Date?, until: Date?) -> SQLFilter {
         var filter = SQLFilter()
+        filter.add("p.sealing <> \(ProofSealer.erased)")
         if let since { filter.add("p.received_at >= \(since)") }
         if let until { filter.add("p.received_at < \(until)") }
         return filter
@@ -147,7 +149,7 @@ public struct ProofExportReader: Sendable {
         SELECT \(unescaped: ProofRepository.metadataColumns),
             (extract(epoch FROM p.captured_at) * 1000000)::int8 AS captured_at_us,
             (extract(epoch FROM p.received_at) * 1000000)::int8 AS received_at_us, p.received_at AS received_at_exact,
-            d.recipient_name, d.address, d.destination_lat, d.destination_lon, p.body, p.ink, p.png,
+            coalesce(d.recipient_name, '') AS recipient_name, coalesce(d.address, '') AS address, d.destination_lat, d.destination_lon, p.body, p.ink, p.png,
             p.device_key_id, p.device_signature, dk.public_key AS device_public_key,
             p.sealing::int4 AS sealing, ddk.kek_id, ddk.wrapped_key
         FROM (SELECT * FROM proofs p \(filter.whereClause) ORDER BY p.received_at, p.id LIMIT \(limit)) p

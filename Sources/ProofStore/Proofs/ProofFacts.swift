@@ -134,7 +134,7 @@ public struct ProofFacts: Sendable, Equatable {
 
     /// The select list that ``init(row:)`` reads, for a query over `proofs p JOIN deliveries d`.
     static let columns = """
-        p.id, d.reference::text AS reference, p.signer_name::text AS signer_name, (extract(epoch FROM p.captured_at) * 1000000)::int8 AS captured_at_us,
+        p.id, d.reference::text AS reference, coalesce(p.signer_name, '')::text AS signer_name, (extract(epoch FROM p.captured_at) * 1000000)::int8 AS captured_at_us,
         p.captured_at_offset_min::int4 AS captured_at_offset_min, p.captured_at_text::text AS captured_at_text,
         (extract(epoch FROM p.received_at) * 1000000)::int8 AS received_at_us,
         p.location_lat::float8 AS location_lat, p.location_lon::float8 AS location_lon, p.location_accuracy_m::float8 AS location_accuracy_m,

@@ -209,7 +209,7 @@ public struct ProofRepository: Sendable {
 
     /// The columns ``metadata(_:)`` decodes by name (proofs `p`, deliveries `d`, api_keys `k`).
     static let metadataColumns = """
-        p.id, d.reference, p.signer_name, p.captured_at, p.captured_at_offset_min, p.captured_at_text, p.received_at,
+        p.id, d.reference, coalesce(p.signer_name, '') AS signer_name, p.captured_at, p.captured_at_offset_min, p.captured_at_text, p.received_at,
         p.location_lat, p.location_lon, p.location_accuracy_m, p.distance_to_destination_m, p.geofence_radius_m,
         array_to_string(p.flags, ',') AS flags, p.device_id, p.device_model, p.device_os, p.device_app,
         p.body_content_type, p.body_content_encoding, \(ProofSealer.clearSize("p.body")) AS body_size, p.body_sha256, p.ink_format,

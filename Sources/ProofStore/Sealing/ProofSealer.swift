@@ -9,6 +9,9 @@ public struct ProofSealer: Sendable {
     public static let clear = 0
     /// `proofs.sealing` of a proof sealed as this type does.
     public static let sealed = 1
+    /// `proofs.sealing` of a proof whose delivery was erased (migration 0026): body, ink and PNG
+    /// are empty, and the data key that sealed them is destroyed.
+    public static let erased = 2
 
     /// Bytes a sealed column holds beyond the clear ones: the nonce (12) and the tag (16).
     public static let overhead = 28
@@ -63,6 +66,7 @@ public struct ProofSealer: Sendable {
         case Self.sealed:
             guard let key else { throw .unreadable("proof \(proofID.uuidString.lowercased()) is sealed, but its delivery has no data key") }
             return try dataKey(key, reference: reference).open(stored, field, proof: proofID)
+        case Self.erased: throw .erased(reference: reference)
         default: throw .unreadable("proof \(proofID.uuidString.lowercased()) has an unknown sealing \(sealing)")
         }
     }

@@ -17,6 +17,8 @@ public enum SealingError: Error, Sendable, Equatable, CustomStringConvertible {
     case unreadable(String)
     /// libcrypto failed while sealing.
     case sealingFailed(String)
+    /// The proof's delivery was erased (migration 0026): its bytes and their key are gone for good.
+    case erased(reference: String)
 
     public var description: String {
         switch self {
@@ -30,6 +32,7 @@ public enum SealingError: Error, Sendable, Equatable, CustomStringConvertible {
                 + "(another file's key under that id, or the wrapped key was altered)"
         case .unreadable(let what): "sealed data does not open: \(what)"
         case .sealingFailed(let message): "sealing failed: \(message)"
+        case .erased(let reference): "delivery \(reference) was erased: its proof's body, ink and image are gone"
         }
     }
 }
