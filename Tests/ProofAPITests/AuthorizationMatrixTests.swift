@@ -64,6 +64,12 @@ struct AuthorizationMatrixTests {
               body: .attempt),
         Route(method: .post, path: "/v1/deliveries/{pending}/cancel", allowed: [.dispatcher, .admin], success: .ok, body: .reason),
         Route(method: .post, path: "/v1/deliveries/{pending}/fail", allowed: [.dispatcher, .admin], success: .ok, body: .reason),
+        // On a pending delivery, so that the matrix erases nothing: the admin passes the permission
+        // and meets 409 delivery_pending (ErasureTests erases for real).
+        Route(method: .post, path: "/v1/deliveries/{pending}/erase", allowed: [.admin], success: .conflict, body: .reason),
+        Route(method: .put, path: "/v1/deliveries/{delivered}/legal-hold", allowed: [.auditor, .admin], success: .ok, body: .reason),
+        Route(method: .get, path: "/v1/deliveries/{delivered}/legal-hold", allowed: [.auditor, .admin], success: .ok),
+        Route(method: .delete, path: "/v1/deliveries/{delivered}/legal-hold", allowed: [.auditor, .admin], success: .noContent),
         Route(method: .get, path: "/v1/deliveries/{delivered}/proof", allowed: [.dispatcher, .auditor, .admin], success: .ok),
         Route(method: .get, path: "/v1/deliveries/{delivered}/proof/signature.png", allowed: [.dispatcher, .auditor, .admin], success: .ok),
         Route(method: .get, path: "/v1/deliveries/{delivered}/proof/signature.png?width=120", allowed: [.dispatcher, .auditor, .admin],

@@ -18,9 +18,10 @@ struct AuthorizationTests {
                     .courier: ["read_delivery", "upload_proof", "record_attempt", "register_device", "read_device"],
                     .dispatcher: ["create_delivery", "read_delivery", "upload_proof", "record_attempt", "close_delivery", "read_proof",
                                   "register_device", "approve_device", "read_device"],
-                    .auditor: ["read_delivery", "read_proof", "read_points", "read_audit", "export", "read_device"],
+                    .auditor: ["read_delivery", "read_proof", "read_points", "read_audit", "export", "read_device", "hold_delivery"],
                     .admin: ["create_delivery", "read_delivery", "upload_proof", "record_attempt", "close_delivery", "read_proof",
-                             "read_points", "read_audit", "export", "manage_webhooks", "register_device", "approve_device", "read_device"],
+                             "read_points", "read_audit", "export", "manage_webhooks", "register_device", "approve_device", "read_device",
+                             "erase_delivery", "hold_delivery"],
                 ]
                 for (role, permissions) in expected {
                     let response = try await client.execute(uri: "/v1/session", method: .get, headers: harness.headers(role))

@@ -31,6 +31,10 @@ public enum Permission: Sendable, CaseIterable {
     case approveDevice
     /// List and read device keys: every role (a courier sees only its own).
     case readDevice
+    /// Erase a delivery's personal data: admin.
+    case eraseDelivery
+    /// Set, clear and read a delivery's legal hold: auditor, admin.
+    case holdDelivery
 
     /// The permission's name in `GET /v1/session`.
     public var name: String {
@@ -48,6 +52,8 @@ public enum Permission: Sendable, CaseIterable {
         case .registerDevice: "register_device"
         case .approveDevice: "approve_device"
         case .readDevice: "read_device"
+        case .eraseDelivery: "erase_delivery"
+        case .holdDelivery: "hold_delivery"
         }
     }
 
@@ -64,6 +70,8 @@ public enum Permission: Sendable, CaseIterable {
         case .registerDevice: return [.courier, .dispatcher, .admin]
         case .approveDevice: return [.dispatcher, .admin]
         case .readDevice: return [.courier, .dispatcher, .auditor, .admin]
+        case .eraseDelivery: return [.admin]
+        case .holdDelivery: return [.auditor, .admin]
         }
     }
 }

@@ -57,6 +57,7 @@ public struct APIRoutes: Sendable {
                     bodyLimit: bodyLimit).register(on: v1)
         DeliveryLifecycleRoutes(attempts: services.attempts, closing: services.closing,
                                 idempotency: IdempotencyGate(records: services.idempotency)).register(on: v1)
+        DeliveryErasureRoutes(erasure: services.erasure).register(on: v1)
         AuditRoutes(services: services).register(on: v1)
         WebhookRoutes(webhooks: services.webhooks, policy: policy).register(on: v1)
         DeviceRoutes(devices: services.devices).register(on: v1)

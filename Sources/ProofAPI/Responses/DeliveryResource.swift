@@ -17,7 +17,7 @@ struct DeliveryResource: Encodable {
     enum CodingKeys: String, CodingKey {
         case id, reference, recipient, address, destination, status, proof, links, attempts
         case createdAt = "created_at", updatedAt = "updated_at", deliveredAt = "delivered_at"
-        case closedAt = "closed_at", closeReason = "close_reason"
+        case closedAt = "closed_at", closeReason = "close_reason", erasedAt = "erased_at"
     }
 
     func encode(to encoder: any Encoder) throws {
@@ -34,6 +34,8 @@ struct DeliveryResource: Encodable {
         try c.encode(delivery.proof.map { ProofSummaryResource(summary: $0, reference: delivery.reference) }, forKey: .proof)
         try c.encode(delivery.closure.map { RFC3339Timestamp.format($0.closedAt) }, forKey: .closedAt)
         try c.encode(delivery.closure?.reason, forKey: .closeReason)
+        // Only on an erased delivery (migration 0026), whose personal texts then read as empty.
+        try c.encodeIfPresent(delivery.erasedAt.map(RFC3339Timestamp.format), forKey: .erasedAt)
         if includeAttempts { try c.encode(delivery.attempts.map { AttemptResource(attempt: $0) }, forKey: .attempts) }
         let base = DeliveryResource.path(delivery.reference)
         try c.encode(Links(self: base, proof: base + "/proof"), forKey: .links)

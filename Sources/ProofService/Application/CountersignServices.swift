@@ -32,6 +32,8 @@ public struct CountersignServices: Sendable {
     /// Device keys: registration, approval, revocation (`/v1/devices`).
     public let devices: DeviceKeyAdministration
     public let reader: ProofReader
+    /// Erasing a delivery's personal data, and legal holds (0026).
+    public let erasure: DeliveryErasure
     /// Webhook administration (the sender is a background service of its own: ``makeWebhookSender(settings:notificationsURL:)``).
     public let webhooks: WebhookAdministration
     /// The outbox's queue (the sender's and the admin listing's).
@@ -72,6 +74,7 @@ public struct CountersignServices: Sendable {
         self.intake = ProofIntake(proofs: proofs, devices: deviceKeys, policy: policy, work: work, metrics: metrics)
         self.reader = ProofReader(proofs: proofs, deliveries: deliveries, audit: audit, pngCacheBytes: policy.pngCacheBytes,
                                   work: work, metrics: metrics)
+        self.erasure = DeliveryErasure(deliveries: deliveries, erasures: ErasureRepository(database: database), reader: reader)
         let queue = WebhookDeliveryQueue(database: database)
         self.webhookQueue = queue
         // A key that does not parse was refused when the settings were read; nil here means "not configured".

@@ -53,6 +53,12 @@ public struct ProofReader: Sendable {
     }
 
     /// Whether the key `keyID` uploaded the proof of `reference`.
+    /// Forgets the cached image of `reference`, whose delivery was just erased here. Other
+    /// replicas keep theirs until it expires (``StoredPNGCache``'s time to live).
+    public func forgetImage(_ reference: String) {
+        pngCache.forget(reference)
+    }
+
     public func isUploader(_ keyID: UUID, of reference: String) async throws -> Bool {
         try await proofs.uploader(reference: reference) == keyID
     }

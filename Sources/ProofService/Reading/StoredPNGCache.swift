@@ -66,6 +66,14 @@ public final class StoredPNGCache: Sendable {
         }
     }
 
+    /// Drops the image of delivery `reference` (its delivery was erased).
+    public func forget(_ reference: String) {
+        state.withLock { state in
+            guard let old = state.slots.removeValue(forKey: reference) else { return }
+            state.bytes -= old.entry.bytes.count
+        }
+    }
+
     /// Remembers `entry` as the image of delivery `reference`; images larger than a quarter of the
     /// limit are not kept.
     public func remember(_ entry: Entry, for reference: String) {
