@@ -25,9 +25,6 @@ public struct DeliveryErasure: Sendable {
     /// reason is kept in the audit chain for good: a case or ticket number, not a name.
     public static let maxReasonLength = 200
 
-    struct Body: Decodable {
-        var reason: String?
-    }
 
     /// What an erasure request answered: the delivery as it now is, and whether an earlier request
     /// had erased it already.
@@ -38,7 +35,7 @@ public struct DeliveryErasure: Sendable {
 
     /// Erases the delivery `reference` for the reason `body` gives.
     public func erase(_ reference: String, body: [UInt8], by actor: Actor, origin: AuditOrigin) async throws -> Result {
-        let reason = try Self.reason(JSONEnvelopeDecoder.decode(Body.self, from: body))
+        let reason = try ReasonBody.reason(of: body, lengths: 1...Self.maxReasonLength)
         let outcome = try await refusingActor(actor, "erase deliveries", reference) {
             try await erasures.transaction { session in
                 let (deliveryID, outcome) = try await ErasureRepository.erase(reference: reference, credential: origin.credential, in: session)
@@ -73,7 +70,7 @@ public struct DeliveryErasure: Sendable {
 
     /// Holds the delivery `reference` for the reason `body` gives; a hold that stands is kept as it is.
     public func hold(_ reference: String, body: [UInt8], by actor: Actor, origin: AuditOrigin) async throws -> HoldResult {
-        let reason = try Self.reason(JSONEnvelopeDecoder.decode(Body.self, from: body))
+        let reason = try ReasonBody.reason(of: body, lengths: 1...Self.maxReasonLength)
         let outcome = try await refusingActor(actor, "set legal holds", reference) {
             try await erasures.transaction { session in
                 let (deliveryID, outcome) = try await ErasureRepository.setHold(reference: reference, reason: reason,
@@ -125,15 +122,5 @@ public struct DeliveryErasure: Sendable {
         } catch ErasureError.actorRefused {
             throw ServiceError(.forbidden, code: "forbidden", detail: "Key \(actor.keyID.uuidString.lowercased()) may not \(what).")
         }
-    }
-
-    static func reason(_ input: Body) throws(ServiceError) -> String {
-        guard let sent = input.reason else {
-            throw .validation("A reason is required.", errors: [.init(field: "/reason", message: "required", code: "missing_field")])
-        }
-        let reason = sent.trimmingCharacters(in: .whitespacesAndNewlines)
-        let errors = TextRules.check(reason, sent: sent, at: "/reason", lengths: 1...maxReasonLength)
-        guard errors.isEmpty else { throw .validation("The reason is not valid.", errors: errors) }
-        return reason
     }
 }

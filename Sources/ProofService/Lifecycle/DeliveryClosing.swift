@@ -19,16 +19,13 @@ public struct DeliveryClosing: Sendable {
     /// The longest reason, in code points (the database allows no more either).
     public static let maxReasonLength = 500
 
-    struct Body: Decodable {
-        var reason: String?
-    }
 
     /// Closes the delivery `reference` as `status` (`.cancelled` or `.failed`) for the reason `body`
     /// gives; returns the delivery as it now is, with its attempts.
     public func close(_ reference: String, as status: DeliveryStatus, body: [UInt8], by actor: Actor, at closedAt: Date,
                       origin: AuditOrigin) async throws -> Delivery {
         precondition(status.isClosed, "a delivery is closed as failed or cancelled")
-        let reason = try Self.reason(JSONEnvelopeDecoder.decode(Body.self, from: body))
+        let reason = try ReasonBody.reason(of: body, lengths: 1...Self.maxReasonLength)
         guard let current = try await deliveries.find(reference: reference) else { throw ServiceError.deliveryNotFound(reference) }
         guard current.status == .pending else { throw ServiceError.invalidTransition(reference, from: current.status, to: status) }
         let action: AuditAction = status == .cancelled ? .deliveryCancelled : .deliveryFailed
@@ -59,15 +56,5 @@ public struct DeliveryClosing: Sendable {
         }
         guard let closed = try await deliveries.findWithAttempts(reference: reference) else { throw ServiceError.deliveryNotFound(reference) }
         return closed
-    }
-
-    static func reason(_ input: Body) throws(ServiceError) -> String {
-        guard let sent = input.reason else {
-            throw .validation("A reason is required.", errors: [.init(field: "/reason", message: "required", code: "missing_field")])
-        }
-        let reason = sent.trimmingCharacters(in: .whitespacesAndNewlines)
-        let errors = TextRules.check(reason, sent: sent, at: "/reason", lengths: 1...maxReasonLength)
-        guard errors.isEmpty else { throw .validation("The reason is not valid.", errors: errors) }
-        return reason
     }
 }
