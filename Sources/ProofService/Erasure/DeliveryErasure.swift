@@ -12,10 +12,10 @@ import ProofStore
 public struct DeliveryErasure: Sendable {
     let deliveries: DeliveryRepository
     let erasures: ErasureRepository
-    let reader: ProofReader
+    let reader: ProofReader?
 
-    /// Creates the use case; `reader`'s image cache is emptied of what is erased.
-    public init(deliveries: DeliveryRepository, erasures: ErasureRepository, reader: ProofReader) {
+    /// Creates the use case; `reader`'s image cache (a server's; none for a command) is emptied of what is erased.
+    public init(deliveries: DeliveryRepository, erasures: ErasureRepository, reader: ProofReader?) {
         self.deliveries = deliveries
         self.erasures = erasures
         self.reader = reader
@@ -55,7 +55,7 @@ public struct DeliveryErasure: Sendable {
             throw ServiceError(.conflict, code: "legal_hold",
                                detail: "Delivery \(reference) is under a legal hold: clear the hold before erasing it.")
         case .erasedNow, .alreadyErased:
-            reader.forgetImage(reference)
+            reader?.forgetImage(reference)
             guard let delivery = try await deliveries.findWithAttempts(reference: reference) else { throw ServiceError.deliveryNotFound(reference) }
             if case .alreadyErased = outcome { return Result(delivery: delivery, alreadyErased: true) }
             return Result(delivery: delivery, alreadyErased: false)
