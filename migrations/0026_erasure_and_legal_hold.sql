@@ -68,9 +68,11 @@ $$;
 REVOKE EXECUTE ON FUNCTION countersign_acting_key_in(text, text[], text, text) FROM PUBLIC;
 
 -- Replaces 0014's guard. The erasure's update is the one change an erased or closed delivery
--- admits; after it the row never changes again.
+-- admits; after it the row never changes again. Like 0014's, it sets no search_path: it runs on
+-- every upload's status update, a SET clause would save and restore the setting on each call, and
+-- it names no relation (to_jsonb is pg_catalog's, which is always searched first).
 CREATE OR REPLACE FUNCTION countersign_guard_delivery() RETURNS trigger
-LANGUAGE plpgsql SET search_path = pg_catalog, public, pg_temp AS $$
+LANGUAGE plpgsql AS $$
 DECLARE
     erasable constant text[] := ARRAY['recipient_name', 'address', 'destination_lat', 'destination_lon', 'destination',
                                       'close_reason', 'erased_at', 'erased_by', 'erasure_rule', 'updated_at'];
