@@ -461,6 +461,7 @@ def verify_database(url, pinned, kek):
     by_hash = {}
     recorded = {}
     devices = {}  # key id -> {action: (seq, details)} of its device_key_* events
+    erasure_events = set()  # delivery ids of the delivery_erased events ("Erased deliveries")
     for e in events:
         where = f"event seq {e['seq']} (chain {e['chain']})"
         if event_hash(e) != e["hash"]:
@@ -473,6 +474,8 @@ def verify_database(url, pinned, kek):
         if e["action"] == "proof_recorded":
             details = details_of(e["details_text"])
             recorded[details.get("proof_id")] = (e, details)
+        elif e["action"] == "delivery_erased":
+            erasure_events.add(details_of(e["details_text"]).get("delivery_id"))
         elif e["action"] in ("device_key_registered", "device_key_approved", "device_key_revoked"):
             key = devices.setdefault(e["subject"].removeprefix("device_key:"), {})
             key[e["action"]] = (e["seq"], details_of(e["details_text"]))
@@ -506,8 +509,15 @@ def verify_database(url, pinned, kek):
             CASE WHEN p.sealing = 0 THEN encode(sha256(p.body), 'hex') ELSE encode(p.body, 'hex') END AS points_sha256,
             CASE WHEN p.sealing = 0 THEN encode(sha256(p.png), 'hex') ELSE encode(p.png, 'hex') END AS png_sha256,
             CASE WHEN p.sealing = 0 THEN encode(sha256(p.ink), 'hex') ELSE encode(p.ink, 'hex') END AS ink_sha256,
-            p.device_key_id::text AS device_key_id, encode(p.device_signature, 'hex') AS device_signature
+            p.device_key_id::text AS device_key_id, encode(p.device_signature, 'hex') AS device_signature,
+            encode(p.body_sha256, 'hex') AS stored_points_sha256, encode(p.png_sha256, 'hex') AS stored_png_sha256
         FROM proofs p JOIN deliveries d ON d.id = p.delivery_id ORDER BY p.received_at, p.id""")
+    # An erased delivery (sealing 2: its bytes and data key gone) must have its delivery_erased event;
+    # of its proofs only the stored digests are left to compare with the proof's event.
+    erased = rows(url, "SELECT id::text AS id, reference::text AS reference FROM deliveries WHERE erased_at IS NOT NULL ORDER BY reference")
+    for d in erased:
+        if d["id"] not in erasure_events:
+            fail(f"delivery {d['reference']}", "is erased, but no delivery_erased event records it")
     wrapped_keys = {r["reference"]: r for r in rows(url, """
         SELECT d.reference::text AS reference, k.kek_id, encode(k.wrapped_key, 'hex') AS wrapped
         FROM delivery_data_keys k JOIN deliveries d ON d.id = k.delivery_id""")}
@@ -519,6 +529,13 @@ def verify_database(url, pinned, kek):
             continue
         e, details = event
         at = f"event seq {e['seq']} (chain {e['chain']})"
+        if p["sealing"] == 2:
+            if e["subject"] != "delivery:" + p["reference"]:
+                fail(where, f"lies under delivery {p['reference']}, {at} names {e['subject']}")
+            for key in ("points_sha256", "png_sha256"):
+                if details.get(key) != p["stored_" + key]:
+                    fail(where, f"its stored {key} differs from {at}")
+            continue
         if p["sealing"] != 0:
             reference = e["subject"].removeprefix("delivery:")
             try:
@@ -550,7 +567,9 @@ def verify_database(url, pinned, kek):
                 fail(where, f"device key {p['device_key_id']} was registered by another API key")
             if approved is None or approved[0] > e["seq"] or (revoked is not None and revoked[0] < e["seq"]):
                 fail(where, f"device key {p['device_key_id']} was not approved when {at} was recorded")
-    return found.finish(f"database: {len(events)} events in {len(heads)} chains, {len(checkpoints)} checkpoints, {len(proofs)} proofs")
+    erased_note = f", {len(erased)} erased deliveries ({', '.join(d['reference'] for d in erased)})" if erased else ""
+    return found.finish(f"database: {len(events)} events in {len(heads)} chains, {len(checkpoints)} checkpoints, {len(proofs)} proofs"
+                        + erased_note)
 
 
 # --- self-test: the strict rules on known inputs ---

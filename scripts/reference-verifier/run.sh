@@ -71,6 +71,10 @@ refused="$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $tok
 if [ "$refused" != 422 ]; then
     echo "reference-verifier: FAILED: registering the identity key was answered $refused, not 422" >&2; failures=$((failures + 1))
 fi
+# REF-5 is delivered, then erased: both verifiers must still pass and report it ("Erased deliveries").
+api -d '{"reference":"REF-5","recipient":{"name":"Erased Person"},"address":"5 Main St"}' "http://127.0.0.1:$port/v1/deliveries" >/dev/null
+api --data-binary @docs/examples/proof-upload.json "http://127.0.0.1:$port/v1/deliveries/REF-5/proof" >/dev/null
+api -d '{"reason":"DSR-1"}' "http://127.0.0.1:$port/v1/deliveries/REF-5/erase" >/dev/null
 key="$(api "http://127.0.0.1:$port/v1/audit/checkpoint" | python3 -c 'import json, sys; print(json.load(sys.stdin)["public_key"])')"
 kill "$server"; wait "$server" 2>/dev/null || true; server=""
 
@@ -108,6 +112,12 @@ if python3 -c 'import sys, zipfile; sys.exit(any(n.endswith(("/points", "/ink"))
     echo "reference-verifier: FAILED: the bundle exported --without-points holds points or ink" >&2; failures=$((failures + 1))
 fi
 expect_ok database --database-url "$DATABASE_URL"
+if ! grep -q "1 erased deliveries (REF-5)" <<<"$out"; then
+    echo "reference-verifier: FAILED: the database check does not report the erased REF-5: $out" >&2; failures=$((failures + 1))
+fi
+if "$BIN" verify --database --trust-embedded-key 2>/dev/null | grep -q "erased deliveries.*REF-5"; then :; else
+    echo "reference-verifier: FAILED: countersign verify --database does not report the erased REF-5" >&2; failures=$((failures + 1))
+fi
 folder=deliveries/REF-2/
 for kind in png metadata remove resign event; do
     "$python" $HERE/tamper.py "$work/bundle.zip" "$work/$kind.zip" $kind $folder
