@@ -71,6 +71,7 @@ key() { DATABASE_URL="$url" "$binary" keys create --role "$1" --name "browser te
 export CONSOLE_TEST_COURIER_KEY="$(key courier)"
 export CONSOLE_TEST_DISPATCHER_KEY="$(key dispatcher)"
 export CONSOLE_TEST_AUDITOR_KEY="$(key auditor)"
+export CONSOLE_TEST_ADMIN_KEY="$(key admin)"
 
 echo "browser-test: chromium $(/usr/bin/chromium --version 2>/dev/null | awk '{print $2}') against $base (database $database)"
 /usr/bin/python3 Tests/browser/console_test.py --base-url "$base" --out "$out" --binary "$binary"

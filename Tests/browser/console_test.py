@@ -69,7 +69,7 @@ class ConsoleTest(FindingChecks):
         self.out = args.out
         self.downloads = os.path.join(self.out, "downloads")
         os.makedirs(self.downloads, exist_ok=True)
-        self.keys = {role: os.environ[f"CONSOLE_TEST_{role.upper()}_KEY"] for role in ("courier", "dispatcher", "auditor")}
+        self.keys = {role: os.environ[f"CONSOLE_TEST_{role.upper()}_KEY"] for role in ("courier", "dispatcher", "auditor", "admin")}
         self.reference = "BRW-" + time.strftime("%Y%m%d%H%M%S") + "-" + os.urandom(2).hex()
         self.failures = []
         self.console_errors = []
@@ -197,6 +197,12 @@ class ConsoleTest(FindingChecks):
         request = urllib.request.Request(self.base + path, headers={"Authorization": f"Bearer {self.keys[role]}"})
         with urllib.request.urlopen(request, timeout=20) as response:
             return response.read(), response.headers
+
+    def api_send(self, role, method, path, body):
+        request = urllib.request.Request(self.base + path, method=method, data=json.dumps(body).encode(),
+                                         headers={"Authorization": f"Bearer {self.keys[role]}", "Content-Type": "application/json"})
+        with urllib.request.urlopen(request, timeout=20) as response:
+            return json.loads(response.read())
 
     def wait_download(self, predicate, what, timeout=30.0):
         def ready():
@@ -547,6 +553,23 @@ class ConsoleTest(FindingChecks):
         self.no_horizontal_overflow("receipt on a phone")
         self.screenshot("receipt-phone")
         self.phone(False)
+
+        self.step("auditor opens an erased delivery")
+        erased = self.reference + "-E"
+        self.api_send("dispatcher", "POST", "/v1/deliveries",
+                      {"reference": erased, "recipient": {"name": "Erin Erasable"}, "address": "3 Gone Street"})
+        self.api_send("dispatcher", "POST", f"/v1/deliveries/{erased}/cancel", {"reason": "customer moved"})
+        self.api_send("admin", "POST", f"/v1/deliveries/{erased}/erase", {"reason": "DSR-42"})
+        self.driver.switch_to.window(console_window)
+        self.by_id("search-reference").clear()
+        self.by_id("search-reference").send_keys(erased)
+        self.by_id("search-submit").click()
+        self.wait_for(lambda: "erased" in self.status("detail-status")[1], "the erased delivery's notice")
+        details = self.text("detail-details")
+        self.check("Erased at" in details and "Erin" not in details and "Gone Street" not in details and "customer moved" not in details,
+                   f"the details say when it was erased and show none of its personal data: {details!r}")
+        self.check(self.by_id("detail-receipt").get_attribute("hidden") is not None, "no receipt is offered for an erased delivery")
+        self.screenshot("auditor-erased-delivery")
 
         self.step("done")
 

@@ -119,6 +119,12 @@ async function openDelivery(reference) {
     const proof = delivery.proof ? await json(`${deliveryPath(reference)}/proof`) : null;
     if (token !== openToken) return;
     showDetails(delivery, proof);
+    if (delivery.erased_at) {
+      byId('detail-points-access').hidden = true;
+      byId('detail-receipt').hidden = true;
+      setStatus(status, 'This delivery was erased: its recipient, address, signer, places, signature image and points no longer exist.');
+      return;
+    }
     if (!proof) {
       setStatus(status, delivery.status === 'pending' ? 'No proof yet: the delivery is pending.' : `No proof: the delivery is ${delivery.status}.`);
       return;
@@ -146,6 +152,7 @@ function showDetails(delivery, proof) {
     ['Created at', timeNode(delivery.created_at)],
     ['Delivered at', timeNode(delivery.delivered_at)],
     ...closureRows(delivery),
+    ['Erased at', delivery.erased_at ? timeNode(delivery.erased_at) : undefined],
   ];
   if (proof) {
     const distance = formatDistance(proof.distance_to_destination_m);
