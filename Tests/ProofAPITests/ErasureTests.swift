@@ -113,7 +113,7 @@ struct ErasureTests {
         }
     }
 
-    @Test("the database admits only the erasure's change: no erasing with a dispatcher's token, no change to an erased row, no erased form of a live one")
+    @Test("the database admits only the erasure's change: no erasing with a dispatcher's token, no change to an erased row, no erased form of a live one; an erasure without its event breaks verification")
     func theGuardsHold() async throws {
         try await APITestHarness.with { harness in
             try await harness.application().test(.router) { client in
@@ -151,6 +151,26 @@ struct ErasureTests {
                 }
                 let other2 = try await client.execute(uri: "/v1/deliveries/\(other)/proof/signature.png", method: .get, headers: harness.headers(.dispatcher))
                 #expect(other2.status == .ok, "the other delivery is untouched")
+
+                // Erased behind the service's back (guards off): the chain's hashes still hold, but
+                // verification names the delivery whose erasure has no event.
+                try await harness.scratch.asSuperuser { admin in
+                    try await admin.withConnection { session in
+                        try await session.executeScript("ALTER TABLE deliveries DISABLE TRIGGER USER")
+                        try await session.query("""
+                            UPDATE deliveries SET recipient_name = NULL, address = NULL, erased_at = now(), erasure_rule = 'request'
+                            WHERE reference = \(other)::text
+                            """)
+                        try await session.executeScript("ALTER TABLE deliveries ENABLE TRIGGER USER")
+                    }
+                }
+                let report = try await AuditVerifier(database: harness.database, dataKeys: TestDataKeys.provider)
+                    .verify(trustedPublicKeys: [], witnessed: [], incremental: false)
+                guard case .broken(let failure) = report.result else {
+                    Issue.record("an erasure without its event went unnoticed")
+                    return
+                }
+                #expect(failure.kind == .erasureWithoutEvent && failure.subject == "delivery:\(other)", "\(failure)")
             }
         }
     }
