@@ -38,8 +38,8 @@ public struct DeliveryErasure: Sendable {
         let reason = try ReasonBody.reason(of: body, lengths: 1...Self.maxReasonLength)
         let outcome = try await refusingActor(actor, "erase deliveries", reference) {
             try await erasures.transaction { session in
-                let (deliveryID, outcome) = try await ErasureRepository.erase(reference: reference, credential: origin.credential, in: session)
-                if case .erasedNow = outcome, let deliveryID {
+                let outcome = try await ErasureRepository.erase(reference: reference, credential: origin.credential, in: session)
+                if case .erasedNow(let deliveryID, _, _) = outcome {
                     try await AuditLog.append(.deliveryErased, subject: "delivery:\(reference)",
                                               details: ["delivery_id": deliveryID.uuidString.lowercased(), "rule": "request", "reason": reason],
                                               origin: origin, in: session)
@@ -54,12 +54,16 @@ public struct DeliveryErasure: Sendable {
         case .held:
             throw ServiceError(.conflict, code: "legal_hold",
                                detail: "Delivery \(reference) is under a legal hold: clear the hold before erasing it.")
-        case .erasedNow, .alreadyErased:
-            reader?.forgetImage(reference)
-            guard let delivery = try await deliveries.findWithAttempts(reference: reference) else { throw ServiceError.deliveryNotFound(reference) }
-            if case .alreadyErased = outcome { return Result(delivery: delivery, alreadyErased: true) }
-            return Result(delivery: delivery, alreadyErased: false)
+        case .erasedNow: return try await erased(reference, already: false)
+        case .alreadyErased: return try await erased(reference, already: true)
         }
+    }
+
+    /// The erased delivery `reference` as it now is; this server's cached image of it forgotten.
+    func erased(_ reference: String, already: Bool) async throws -> Result {
+        reader?.forgetImage(reference)
+        guard let delivery = try await deliveries.findWithAttempts(reference: reference) else { throw ServiceError.deliveryNotFound(reference) }
+        return Result(delivery: delivery, alreadyErased: already)
     }
 
     /// What a hold request answered: the hold that stands, and whether it stood already.

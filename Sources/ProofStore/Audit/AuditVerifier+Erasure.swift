@@ -19,16 +19,15 @@ extension AuditVerifier {
         return Set(try rows.map { "delivery:" + (try $0.decode(String.self, "reference")) })
     }
 
-    /// The check of an event of an erased delivery, whose chain link already held: `.some(nil)` when
-    /// it holds and nothing else is to be checked, `.some(break)` when it does not, `nil` for an
-    /// event the ordinary checks still apply to (reads, exports: they bind no erased fact).
-    func checkErased(_ event: AuditEvent, walk: inout Walk, digests: [UUID: ProofDigests]) -> AuditBreak?? {
-        let bindsFacts = Set([AuditAction.deliveryCreated.rawValue, AuditAction.attemptRecorded.rawValue,
-                                       AuditAction.proofRecorded.rawValue, AuditAction.deliveryErased.rawValue])
-            .union(Self.closingActions)
-        guard bindsFacts.contains(event.action) else { return nil }
-        walk.erased.insert(String(event.subject.dropFirst(9)))
-        guard event.action == AuditAction.proofRecorded.rawValue else { return .some(nil) }
+    /// The actions whose details bind facts an erasure removes: for an erased delivery, their
+    /// events are checked by hash and link only (a proof's also by its stored digests).
+    static let erasedFactActions: Set<String> = Set([AuditAction.deliveryCreated.rawValue, AuditAction.attemptRecorded.rawValue,
+                                                     AuditAction.proofRecorded.rawValue, AuditAction.deliveryErased.rawValue])
+        .union(closingActions)
+
+    /// The check of a `proof_recorded` event of an erased delivery, whose chain link already held:
+    /// the row's stored digests must still be the event's.
+    func checkErasedProof(_ event: AuditEvent, digests: [UUID: ProofDigests]) -> AuditBreak? {
         let proofText = event.details["proof_id"] ?? ""
         guard let proofID = UUID(uuidString: proofText), let stored = digests[proofID] else {
             return AuditBreak(seq: event.seq, kind: .proofMissing, expected: proofText, found: "", subject: event.subject,
@@ -40,7 +39,7 @@ extension AuditVerifier {
             return AuditBreak(seq: event.seq, kind: kind, expected: recorded, found: found, subject: event.subject, proofID: proofText,
                               chain: event.chain)
         }
-        return .some(nil)
+        return nil
     }
 
     /// Every erased delivery has its `delivery_erased` event (`erasure_without_event`).

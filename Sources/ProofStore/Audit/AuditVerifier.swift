@@ -306,7 +306,10 @@ public struct AuditVerifier: Sendable {
         walk.heads[event.chain] = AuditChainHead(chain: event.chain, seq: event.seq, hash: event.hash)
         walk.lastSeq = event.seq
         walk.count += 1
-        if erased.contains(event.subject), let outcome = checkErased(event, walk: &walk, digests: digests) { return outcome }
+        if erased.contains(event.subject), Self.erasedFactActions.contains(event.action) {
+            walk.erased.insert(String(event.subject.dropFirst("delivery:".count)))
+            return event.action == AuditAction.proofRecorded.rawValue ? checkErasedProof(event, digests: digests) : nil
+        }
         if event.action == AuditAction.deliveryCreated.rawValue { return checkDelivery(event, deliveries: deliveries) }
         if let failure = checkLifecycle(event, digests: lifecycle) { return failure }
         if event.subject.hasPrefix("device_key:") { return checkDeviceKeyEvent(event, evidence: devices) }

@@ -29,18 +29,17 @@ public struct ErasureRepository: Sendable {
     /// Erases the delivery `reference` as the admin key `credential` belongs to (its data key
     /// destroyed, its personal facts removed: migration 0026), unless it is pending, held or
     /// erased already.
-    public static func erase(reference: String, credential: ActorCredential?, in session: PostgresSession) async throws
-        -> (deliveryID: UUID?, outcome: ErasureOutcome) {
+    public static func erase(reference: String, credential: ActorCredential?, in session: PostgresSession) async throws -> ErasureOutcome {
         let result = try await session.query("""
             SELECT delivery_id, outcome, erased_at, erased_by FROM countersign_erase_delivery(\(reference)::text, \(credential?.token)::text)
             """)
         guard let row = result.first else { throw ErasureError.deliveryNotFound }
         let id: UUID = try row.decode("delivery_id")
         switch try row.decode(String.self, "outcome") {
-        case "erased_now": return (id, .erasedNow(deliveryID: id, at: try row.decode("erased_at"), by: try row.decode("erased_by")))
-        case "already_erased": return (id, .alreadyErased(deliveryID: id, at: try row.decode("erased_at"), by: try row.decode("erased_by")))
-        case "pending": return (id, .pending)
-        case "held": return (id, .held)
+        case "erased_now": return .erasedNow(deliveryID: id, at: try row.decode("erased_at"), by: try row.decode("erased_by"))
+        case "already_erased": return .alreadyErased(deliveryID: id, at: try row.decode("erased_at"), by: try row.decode("erased_by"))
+        case "pending": return .pending
+        case "held": return .held
         case let other: throw PostgresError(.queryFailed, message: "countersign_erase_delivery answered \(other)")
         }
     }
