@@ -17,10 +17,10 @@ struct EraseCLITests {
                 let keys = APIKeyRepository(database: runtime)
                 let (dispatcher, dispatcherToken) = try await keys.create(name: "dispatch", role: .dispatcher)
                 let (_, adminToken) = try await keys.create(name: "dpo", role: .admin)
-                let deliveries = DeliveryRepository(database: runtime)
+                let deliveries = DeliveryRepository(database: runtime, dataKeys: TestDataKeys.provider)
                 _ = try await deliveries.create(NewDelivery(reference: "ERASE-CLI-1", recipientName: "Rosa Private", address: "9 Hidden Way",
                                                             destination: nil), by: dispatcher.actor)
-                _ = try await DeliveryClosing(deliveries: deliveries, lifecycle: LifecycleRepository(database: runtime))
+                _ = try await DeliveryClosing(deliveries: deliveries, lifecycle: LifecycleRepository(database: runtime, dataKeys: TestDataKeys.provider))
                     .close("ERASE-CLI-1", as: .cancelled, body: Array(#"{"reason":"customer asked"}"#.utf8), by: dispatcher.actor, at: Date(),
                            origin: AuditOrigin(actor: dispatcher.actor, credential: ActorCredential(token: dispatcherToken)))
                 let dispatcherFile = folder.appendingPathComponent("dispatcher.token")

@@ -29,15 +29,17 @@ struct SilentChangeCLITests {
             let runtime = scratch.client(poolSize: 1)
             do {
                 let (key, token) = try await APIKeyRepository(database: runtime).create(name: "dispatch", role: .dispatcher)
-                _ = try await DeliveryRepository(database: runtime).create(
+                _ = try await DeliveryRepository(database: runtime, dataKeys: TestDataKeys.provider).create(
                     NewDelivery(reference: "SILENT-1", recipientName: "R", address: "A", destination: nil), by: key.actor)
+                // The delivery's event commits under its data key's salt: verify opens the key with the file.
+                let keys = ["DATA_KEY_FILE": try TestDataKeys.writeFile(in: folder)]
                 let before = try await KeyCustodyTests.run(["verify", "--database", "--database-url", scratch.url, "--trust-embedded-key"],
-                                                           in: folder)
+                                                           environment: keys, in: folder)
                 #expect(before.status == 0, "\(before.output)\(before.errors)")
                 let sql = change.sql.replacingOccurrences(of: "%TOKEN%", with: token)
                 try await runtime.query("\(unescaped: sql)")
                 let after = try await KeyCustodyTests.run(["verify", "--database", "--database-url", scratch.url, "--trust-embedded-key"],
-                                                          in: folder)
+                                                          environment: keys, in: folder)
                 #expect(after.status == 1, "\(change.name): \(after.output)\(after.errors)")
                 #expect(after.output.contains(change.kind) && after.output.contains(change.subject), "\(change.name): \(after.output)")
             } catch {

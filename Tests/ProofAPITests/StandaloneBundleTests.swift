@@ -121,7 +121,7 @@ struct StandaloneBundleTests {
                     name.hasPrefix("checksums/") ? try Self.replacing(contents, oldDigest, newDigest) : contents
                 }
                 let metadataReport = ExportBundleVerifier.verify(fixedChecksums, trustedKey: key)
-                #expect(metadataReport.failures.contains { $0.file == folder + "metadata.json" && $0.reason.contains("metadata_sha256") },
+                #expect(metadataReport.failures.contains { $0.file == folder + "metadata.json" && $0.reason.contains("metadata_commitment") },
                         "\(metadataReport.failures)")
 
                 // A checksums line without the two spaces of `SHA256  PATH` (sha256sum's binary-mode

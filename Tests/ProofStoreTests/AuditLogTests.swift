@@ -108,7 +108,7 @@ struct AuditLogTests {
             #expect(try await keys.revoke(id: key.id))
             #expect(try await keys.revoke(id: key.id), "still true: the key exists")
             #expect(try await keys.revoke(id: UUID()) == false)
-            let deliveries = DeliveryRepository(database: database)
+            let deliveries = DeliveryRepository(database: database, dataKeys: TestDataKeys.provider)
             let draft = NewDelivery(reference: "A-1", recipientName: "R", address: "X", destination: nil)
             _ = try await deliveries.create(draft, by: key.actor)
             _ = try await deliveries.create(draft, by: key.actor)

@@ -76,7 +76,7 @@ struct CheckDomainsTests {
                 """
             try await database.withConnection { try await $0.executeScript(outbox) }
             let (key, _) = try await APIKeyRepository(database: database).create(name: "courier", role: .courier)
-            let deliveries = DeliveryRepository(database: database), proofs = ProofRepository(database: database, dataKeys: TestDataKeys.provider)
+            let deliveries = DeliveryRepository(database: database, dataKeys: TestDataKeys.provider), proofs = ProofRepository(database: database, dataKeys: TestDataKeys.provider)
             // Plain SQL: today's repository reads columns later migrations add (0014's closing facts).
             for reference in ["DONE", "PENDING"] {
                 try await database.query("""
@@ -99,6 +99,7 @@ struct CheckDomainsTests {
             }
             try await PreSealingStandIns.unseal(proof, in: database)
             #expect(try await MigrationRunner(client: database).migrate(migrations).contains(11))
+            try await PreSealingStandIns.restoreKeys(in: database)
 
             let after = try #require(try await proofs.metadata(reference: "DONE"))
             #expect(after == before)

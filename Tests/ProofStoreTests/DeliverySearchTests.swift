@@ -14,7 +14,7 @@ struct DeliverySearchTests {
     @Test("areas: boxes across the 180th meridian, circles across it and around a city, the whole world")
     func areas() async throws {
         try await ScratchDatabase.with(prefix: "search_area") { _, database in
-            let deliveries = DeliveryRepository(database: database)
+            let deliveries = DeliveryRepository(database: database, dataKeys: TestDataKeys.provider)
             let places: [(String, Double?, Double?)] = [
                 ("FJ-EAST", -17.9, 179.5), ("FJ-WEST", -17.8, -179.5), ("BERLIN", 52.52, 13.405), ("NOWHERE", nil, nil),
                 ("POTSDAM", 52.39, 13.06), ("SYDNEY", -33.87, 151.21), ("FJ-EDGE", -17.7, -180),
@@ -52,7 +52,7 @@ struct DeliverySearchTests {
     @Test("status and time alone: the same answers from the window and from their own indexes")
     func statusAndTime() async throws {
         try await ScratchDatabase.with(prefix: "search_time") { _, database in
-            let deliveries = DeliveryRepository(database: database)
+            let deliveries = DeliveryRepository(database: database, dataKeys: TestDataKeys.provider)
             for i in 0..<5 {
                 _ = try await deliveries.create(NewDelivery(reference: "T-\(i)", recipientName: "R", address: "A", destination: nil), by: nil)
             }
@@ -69,7 +69,7 @@ struct DeliverySearchTests {
     @Test("paging an area newest first, with matching deliveries inserted between pages")
     func pagingWithInserts() async throws {
         try await ScratchDatabase.with(prefix: "search_paging") { _, database in
-            let deliveries = DeliveryRepository(database: database)
+            let deliveries = DeliveryRepository(database: database, dataKeys: TestDataKeys.provider)
             func add(_ reference: String, lon: Double) async throws {
                 _ = try await deliveries.create(NewDelivery(reference: reference, recipientName: "R", address: "A",
                                                             destination: GeoPoint(lat: 0, lon: lon)), by: nil)
@@ -99,7 +99,7 @@ struct DeliverySearchTests {
     @Test("text: reference prefix, recipient and address parts, ignoring case; % and _ are literal")
     func text() async throws {
         try await ScratchDatabase.with(prefix: "search_text") { _, database in
-            let deliveries = DeliveryRepository(database: database)
+            let deliveries = DeliveryRepository(database: database, dataKeys: TestDataKeys.provider)
             let rows: [(String, String, String)] = [
                 ("PKG-100", "Ada Lovelace", "1 Main St"), ("PKG-200", "100% Cotton Ltd", "2 Mill Rd"),
                 ("PKG-300", "100 Percent Ltd", "3 Mill Rd"), ("XPKG-1", "Bob", "4 a_b Lane"), ("XPKG-2", "Bob", "5 axb Lane"),
@@ -136,7 +136,7 @@ struct DeliverySearchTests {
     @Test("0018: reference, recipient and address are copied to delivery_search_text by trigger; the runtime role only reads them")
     func searchTextTable() async throws {
         try await ScratchDatabase.with(prefix: "search_texts") { scratch, database in
-            let deliveries = DeliveryRepository(database: database)
+            let deliveries = DeliveryRepository(database: database, dataKeys: TestDataKeys.provider)
             _ = try await deliveries.create(NewDelivery(reference: "ST-1", recipientName: "Grace Hopper", address: "7 Navy Yard",
                                                         destination: nil), by: nil)
             try await database.query("INSERT INTO deliveries (reference, recipient_name, address) VALUES ('ST-2', 'Alan Turing', '9 Bletchley Park')")

@@ -14,7 +14,7 @@ struct MigrationUnderRunningPoolTests {
         // One connection, so every write below runs on the connection that prepared the statements.
         try await ScratchDatabase.with(prefix: "stale", poolSize: 1) { scratch, database in
             let keys = APIKeyRepository(database: database)
-            let deliveries = DeliveryRepository(database: database)
+            let deliveries = DeliveryRepository(database: database, dataKeys: TestDataKeys.provider)
             let proofs = ProofRepository(database: database, dataKeys: TestDataKeys.provider)
             let (courier, _) = try await keys.create(name: "courier", role: .courier)
             func deliver(_ reference: String) async throws {

@@ -93,7 +93,7 @@ struct PartitionedProofsTests {
                 #expect(try row.decode([UInt8].self, 5) == SHA256.hash(proof.rendering.png))
                 // Found by reference through the partition-pruning join (the two odd deliveries were realigned).
                 #expect(try await ProofRepository(database: database, dataKeys: TestDataKeys.provider).metadata(reference: reference)?.id == proof.id)
-                let delivery = try await DeliveryRepository(database: database).find(reference: reference)
+                let delivery = try await DeliveryRepository(database: database, dataKeys: TestDataKeys.provider).find(reference: reference)
                 #expect(delivery?.status == .delivered && delivery?.deliveredAt == proof.body.receivedAt)
             }
 
@@ -142,7 +142,7 @@ struct PartitionedProofsTests {
     func proofLandsInItsMonth() async throws {
         try await ScratchDatabase.with(prefix: "part_month") { scratch, database in
             let (key, _) = try await APIKeyRepository(database: database).create(name: "c", role: .courier)
-            let deliveries = DeliveryRepository(database: database), proofs = ProofRepository(database: database, dataKeys: TestDataKeys.provider)
+            let deliveries = DeliveryRepository(database: database, dataKeys: TestDataKeys.provider), proofs = ProofRepository(database: database, dataKeys: TestDataKeys.provider)
             for (index, receivedAt) in [Self.month(0, days: 1), Self.month(1), Self.month(2, days: 27, seconds: 86_399), Date()].enumerated() {
                 let reference = "M-\(index)"
                 _ = try await deliveries.create(NewDelivery(reference: reference, recipientName: "R", address: "A", destination: nil), by: nil)
@@ -164,7 +164,7 @@ struct PartitionedProofsTests {
     func racingUploadsStoreOneProof() async throws {
         try await ScratchDatabase.with(prefix: "part_race", poolSize: 20) { _, database in
             let (key, _) = try await APIKeyRepository(database: database).create(name: "c", role: .courier)
-            _ = try await DeliveryRepository(database: database).create(NewDelivery(reference: "RACE", recipientName: "R", address: "A", destination: nil), by: nil)
+            _ = try await DeliveryRepository(database: database, dataKeys: TestDataKeys.provider).create(NewDelivery(reference: "RACE", recipientName: "R", address: "A", destination: nil), by: nil)
             let proofs = ProofRepository(database: database, dataKeys: TestDataKeys.provider)
             // Different months, so different partitions: no per-partition index could be the arbiter.
             let attempts = (0..<20).map { Self.proof(receivedAt: Self.month($0 % 3, days: 2, seconds: $0), uploadedBy: key.id) }

@@ -63,7 +63,7 @@ struct ProofBatcherTests {
 
     /// Creates deliveries `references` and a courier key; returns the key's id.
     static func prepare(_ references: [String], in database: PostgresClient) async throws -> UUID {
-        let deliveries = DeliveryRepository(database: database)
+        let deliveries = DeliveryRepository(database: database, dataKeys: TestDataKeys.provider)
         for reference in references {
             _ = try await deliveries.create(NewDelivery(reference: reference, recipientName: "R", address: "A", destination: nil), by: nil)
         }

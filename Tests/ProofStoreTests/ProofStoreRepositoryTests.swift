@@ -88,7 +88,7 @@ struct ProofStoreRepositoryTests {
     @Test("deliveries: same content is existing, other content a conflict")
     func deliveries() async throws {
         try await ScratchDatabase.with(prefix: "deliv") { _, database in
-            let store = DeliveryRepository(database: database)
+            let store = DeliveryRepository(database: database, dataKeys: TestDataKeys.provider)
             let draft = NewDelivery(reference: "A-1", recipientName: "R", address: "X", destination: GeoPoint(lat: 1, lon: 181))
             guard case .created(let created) = try await store.create(draft, by: nil) else { Issue.record("not created"); return }
             #expect(created.destination?.lon == -179)

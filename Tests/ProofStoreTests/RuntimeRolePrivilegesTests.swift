@@ -63,7 +63,7 @@ struct RuntimeRolePrivilegesTests {
             // Real rows, so a statement that got past the privilege check would have something to change.
             let keys = APIKeyRepository(database: runtime)
             let (key, _) = try await keys.create(name: "tamper", role: .admin)
-            let deliveries = DeliveryRepository(database: runtime)
+            let deliveries = DeliveryRepository(database: runtime, dataKeys: TestDataKeys.provider)
             _ = try await deliveries.create(NewDelivery(reference: "T-1", recipientName: "R", address: "A", destination: nil),
                                             by: nil)
             let statements: [String] = [

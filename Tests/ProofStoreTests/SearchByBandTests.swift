@@ -125,7 +125,7 @@ struct SearchByBandTests {
             #expect(try rows.map { try $0.decode(Int64.self, "seq") } == [3, 2, 1, 0].map { $0 * Self.bandSize + 29999 })
             // Through the search, a page at a time: each cursor lands in another band; and a cursor
             // in the middle of a band continues below it.
-            let deliveries = DeliveryRepository(database: database)
+            let deliveries = DeliveryRepository(database: database, dataKeys: TestDataKeys.provider)
             var paged: [Int64] = []
             var next = DeliverySearch(text: elm, limit: 1)
             while true {
@@ -228,6 +228,7 @@ struct SearchByBandTests {
             try await fixture.insertStrayProof(for: "BF-1", signedAs: "Back Fill stray", flags: "{no_location}")
             try await database.withConnection { try await $0.executeScript(PreSealingStandIns.drop) }
             _ = try await MigrationRunner(client: database).migrate(migrations)
+            try await PreSealingStandIns.restoreKeys(in: database)
             let rows = try await database.query("""
                 SELECT d.reference, s.signer_name, array_to_string(s.flags, ',') FROM proof_search s JOIN deliveries d ON d.seq = s.delivery_seq
                 ORDER BY s.delivery_seq
@@ -254,7 +255,7 @@ private struct SearchFixture {
 
     init(_ database: PostgresClient) async throws {
         self.database = database
-        deliveries = DeliveryRepository(database: database)
+        deliveries = DeliveryRepository(database: database, dataKeys: TestDataKeys.provider)
         proofs = ProofRepository(database: database, dataKeys: TestDataKeys.provider)
         key = try await APIKeyRepository(database: database).create(name: "courier", role: .courier).key.id
     }

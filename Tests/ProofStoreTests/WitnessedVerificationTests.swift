@@ -68,7 +68,7 @@ struct WitnessedVerificationTests {
     func attemptsSinceTheCheckpoint() async throws {
         try await ScratchDatabase.with(prefix: "witness_attempts") { scratch, database in
             let fixture = try await Self.fixture(database)
-            guard case .created(let delivery) = try await DeliveryRepository(database: database)
+            guard case .created(let delivery) = try await DeliveryRepository(database: database, dataKeys: TestDataKeys.provider)
                 .create(NewDelivery(reference: "W-A", recipientName: "R", address: "A", destination: nil), by: nil) else {
                 Issue.record("delivery W-A not created")
                 return

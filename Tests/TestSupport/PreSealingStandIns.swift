@@ -5,7 +5,9 @@ import ProofStore
 /// the way (before 0025, sealed proofs, and 0026, erasure): stand-ins for the table and columns the
 /// repositories write and read,
 /// created before and dropped before the real migrations run; ``unseal(_:in:)`` then puts a proof's
-/// bytes back in clear, as a proof stored before 0025 holds them.
+/// bytes back in clear, as a proof stored before 0025 holds them. The data keys the repositories
+/// stored are kept aside (today's events commit under their salts) and put back by
+/// ``restoreKeys(in:)`` once the migrations have made the real table.
 public enum PreSealingStandIns {
     /// Creates `delivery_data_keys`, `proofs.sealing` and `deliveries.erased_at` as the repositories expect them.
     public static let create = """
@@ -14,9 +16,9 @@ public enum PreSealingStandIns {
         ALTER TABLE deliveries ADD COLUMN erased_at timestamptz;
         """
 
-    /// Drops them again.
+    /// Drops them again, keeping the data keys aside.
     public static let drop = """
-        DROP TABLE delivery_data_keys;
+        ALTER TABLE delivery_data_keys RENAME TO pre_sealing_data_keys;
         ALTER TABLE proofs DROP COLUMN sealing;
         ALTER TABLE deliveries DROP COLUMN erased_at;
         """
@@ -33,6 +35,16 @@ public enum PreSealingStandIns {
                 """)
             try await session.executeScript("ALTER TABLE proofs ENABLE TRIGGER USER")
             try await session.executeScript(drop)
+        }
+    }
+
+    /// Puts the data keys kept aside by ``drop`` into the table migration 0025 made.
+    public static func restoreKeys(in database: PostgresClient) async throws {
+        try await database.withConnection { session in
+            try await session.executeScript("""
+                INSERT INTO delivery_data_keys (delivery_id, kek_id, wrapped_key) SELECT delivery_id, kek_id, wrapped_key FROM pre_sealing_data_keys;
+                DROP TABLE pre_sealing_data_keys;
+                """)
         }
     }
 }

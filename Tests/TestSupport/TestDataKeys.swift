@@ -1,3 +1,4 @@
+import Foundation
 import ProofStore
 
 /// The data keys every test seals and opens proofs with: one keyring for the whole test process,
@@ -16,4 +17,13 @@ public enum TestDataKeys {
 
     /// A provider of ``keyring``.
     public static let provider = DataKeyProvider(keys: keyring)
+
+    /// ``keyring`` written as a `DATA_KEY_FILE` (mode 0600) in `directory`, for a `countersign`
+    /// process the test runs; returns its path.
+    public static func writeFile(in directory: URL) throws -> String {
+        let url = directory.appendingPathComponent("data-keys")
+        try Data(keyring.fileText.utf8).write(to: url)
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: url.path)
+        return url.path
+    }
 }

@@ -31,7 +31,7 @@ final class HangingTransport: WebhookTransport {
 struct WebhookFairnessTests {
     static func deliveries(_ database: PostgresClient, _ prefix: String, count: Int) async throws {
         for index in 0..<count {
-            _ = try await DeliveryRepository(database: database).create(
+            _ = try await DeliveryRepository(database: database, dataKeys: TestDataKeys.provider).create(
                 NewDelivery(reference: "\(prefix)-\(index)", recipientName: "A", address: "B", destination: nil), by: nil)
         }
     }

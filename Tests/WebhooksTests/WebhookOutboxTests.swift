@@ -59,7 +59,7 @@ struct WebhookOutboxTests {
     @Test("an event exists if and only if its change committed; each is queued for the endpoints subscribed to it")
     func eventIffCommit() async throws {
         try await ScratchDatabase.with(prefix: "wh_outbox") { _, database in
-            let deliveries = DeliveryRepository(database: database)
+            let deliveries = DeliveryRepository(database: database, dataKeys: TestDataKeys.provider)
             _ = try await deliveries.create(NewDelivery(reference: "BEFORE", recipientName: "A", address: "B", destination: nil), by: nil)
             // Nobody subscribed yet: no event row at all (a deployment without webhooks pays only the look-up).
             #expect(try await Self.count("SELECT count(*) FROM webhook_events", in: database) == 0)
@@ -114,7 +114,7 @@ struct WebhookOutboxTests {
     func signsAndSucceeds() async throws {
         try await ScratchDatabase.with(prefix: "wh_send") { _, database in
             let (endpointID, secret) = try await Self.endpoint(database)
-            _ = try await DeliveryRepository(database: database).create(
+            _ = try await DeliveryRepository(database: database, dataKeys: TestDataKeys.provider).create(
                 NewDelivery(reference: "S-1", recipientName: "A", address: "B", destination: nil), by: nil)
             let transport = ScriptedTransport(answers: [WebhookResponse(status: 204, retryAfter: nil)])
             let sender = Self.sender(database, transport: transport)
@@ -138,7 +138,7 @@ struct WebhookOutboxTests {
     func failuresAndDisable() async throws {
         try await ScratchDatabase.with(prefix: "wh_fail") { _, database in
             let (endpointID, _) = try await Self.endpoint(database)
-            _ = try await DeliveryRepository(database: database).create(
+            _ = try await DeliveryRepository(database: database, dataKeys: TestDataKeys.provider).create(
                 NewDelivery(reference: "F-1", recipientName: "A", address: "B", destination: nil), by: nil)
             let queue = WebhookDeliveryQueue(database: database)
             let transport = ScriptedTransport(answers: [WebhookResponse(status: 429, retryAfter: "600"),
@@ -172,7 +172,7 @@ struct WebhookOutboxTests {
     func refusedAtSendTime() async throws {
         try await ScratchDatabase.with(prefix: "wh_ssrf") { _, database in
             let (endpointID, _) = try await Self.endpoint(database, url: "http://rebound.example/hook")
-            _ = try await DeliveryRepository(database: database).create(
+            _ = try await DeliveryRepository(database: database, dataKeys: TestDataKeys.provider).create(
                 NewDelivery(reference: "X-1", recipientName: "A", address: "B", destination: nil), by: nil)
             let transport = ScriptedTransport(answers: [WebhookResponse(status: 200, retryAfter: nil)])
             let sender = Self.sender(database, transport: transport, resolver: TableResolver(table: ["rebound.example": ["10.0.0.7"]]),
@@ -192,7 +192,7 @@ struct WebhookOutboxTests {
         try await ScratchDatabase.with(prefix: "wh_claim", poolSize: 8) { _, database in
             _ = try await Self.endpoint(database)
             for index in 0..<40 {
-                _ = try await DeliveryRepository(database: database).create(
+                _ = try await DeliveryRepository(database: database, dataKeys: TestDataKeys.provider).create(
                     NewDelivery(reference: "C-\(index)", recipientName: "A", address: "B", destination: nil), by: nil)
             }
             let queue = WebhookDeliveryQueue(database: database)

@@ -16,6 +16,7 @@ Needs Python 3.9+ and the `cryptography` package (Ed25519); the database mode ru
 import argparse
 import base64
 import hashlib
+import hmac
 import json
 import os
 import struct
@@ -380,6 +381,12 @@ def verify_bundle(path, pinned):
                 fail(folder + name, f"differs from {key} of {at}")
         if "metadata_sha256" in details and details["metadata_sha256"] != facts_digest(facts_of_metadata(doc)):
             fail(folder + "metadata.json", f"its facts do not hash to metadata_sha256 of {at}")
+        if "metadata_commitment" in details:
+            salt = doc.get("commitment_salt")
+            if not isinstance(salt, str) or len(salt) != 64:
+                fail(folder + "metadata.json", f"states no commitment_salt, but {at} binds metadata_commitment")
+            elif details["metadata_commitment"] != commitment(bytes.fromhex(salt), facts_digest(facts_of_metadata(doc))):
+                fail(folder + "metadata.json", f"its facts do not commit to metadata_commitment of {at} under its commitment_salt")
         # A device-signed upload: the document names the key and its public key (whether that key was
         # registered and approved is in the database's device_key_* events, not in the bundle).
         device = doc.get("device_signature")
@@ -440,6 +447,16 @@ def unwrap_data_key(row, reference, kek):
     if key is None or len(key) != 32:
         raise ValueError(f"the data key of delivery {reference} does not open")
     return key
+
+
+def commitment_salt(data_key):
+    """The salt a delivery's commitments are made with: HMAC-SHA256(data key, label) ("Salted commitments")."""
+    return hmac.new(data_key, b"countersign.commitment-salt/v1", hashlib.sha256).digest()
+
+
+def commitment(salt, digest_hex):
+    """HMAC-SHA256(salt, the plain digest's 32 bytes), in hex: what an event binds instead of that digest."""
+    return hmac.new(salt, bytes.fromhex(digest_hex), hashlib.sha256).hexdigest()
 
 
 def rows(url, sql):
@@ -536,6 +553,7 @@ def verify_database(url, pinned, kek):
                 if details.get(key) != p["stored_" + key]:
                     fail(where, f"its stored {key} differs from {at}")
             continue
+        salt = None
         if p["sealing"] != 0:
             reference = e["subject"].removeprefix("delivery:")
             try:
@@ -546,6 +564,7 @@ def verify_database(url, pinned, kek):
             for key, field in (("points_sha256", "body"), ("png_sha256", "png"), ("ink_sha256", "ink")):
                 opened = open_sealed(bytes.fromhex(p[key]), data_key, f"countersign-proof/v1:{p['proof_id']}:{field}")
                 p[key] = hashlib.sha256(opened).hexdigest() if opened is not None else "does not open"
+            salt = commitment_salt(data_key)
         if e["subject"] != "delivery:" + p["reference"]:
             fail(where, f"lies under delivery {p['reference']}, {at} names {e['subject']}")
         for key in ("points_sha256", "png_sha256", "ink_sha256"):
@@ -553,6 +572,8 @@ def verify_database(url, pinned, kek):
                 fail(where, f"{key} differs from {at}")
         if "metadata_sha256" in details and details["metadata_sha256"] != facts_digest(p):
             fail(where, f"its facts do not hash to metadata_sha256 of {at}")
+        if "metadata_commitment" in details and (salt is None or details["metadata_commitment"] != commitment(salt, facts_digest(p))):
+            fail(where, f"its facts do not commit to metadata_commitment of {at}")
         # A device-signed upload: the public key is the one the key's registration event bound, by
         # the proof's uploader, approved before the proof's event and not revoked before it.
         key = devices.get(p["device_key_id"], {}) if p["device_key_id"] else {}

@@ -51,7 +51,7 @@ public struct CountersignServices: Sendable {
         let reads = readDatabase ?? database
         self.policy = policy
         self.database = database
-        self.deliveries = DeliveryRepository(database: database)
+        self.deliveries = DeliveryRepository(database: database, dataKeys: dataKeys)
         self.searches = DeliveryRepository(database: reads)
         self.keys = APIKeyRepository(database: database)
         self.idempotency = IdempotencyRepository(database: database)
@@ -62,7 +62,7 @@ public struct CountersignServices: Sendable {
         self.checkpointKeys = checkpointKeys
         self.dataKeys = dataKeys
         self.registration = DeliveryRegistration(deliveries: deliveries)
-        let lifecycle = LifecycleRepository(database: database)
+        let lifecycle = LifecycleRepository(database: database, dataKeys: dataKeys)
         self.attempts = AttemptRecording(deliveries: deliveries, lifecycle: lifecycle, policy: policy)
         self.closing = DeliveryClosing(deliveries: deliveries, lifecycle: lifecycle)
         let proofs = ProofRepository(database: database, dataKeys: dataKeys)

@@ -91,7 +91,7 @@ public struct ProofIntake: Sendable {
             assessment: assessment,
             uploadedBy: actor.keyID, idempotencyKey: idempotencyKey, deviceSignature: deviceSignature)
         do {
-            try await proofs.record(proof, reference: reference, idempotency: idempotencyKey.map { (actor.keyID, $0, response) },
+            try await proofs.record(proof, reference: reference, dataKey: state.dataKey, idempotency: idempotencyKey.map { (actor.keyID, $0, response) },
                                     origin: origin)
         } catch ProofStoreError.deliveryNotFound {
             throw ServiceError.deliveryNotFound(reference)

@@ -45,10 +45,11 @@ public struct AttemptRecording: Sendable {
             recordedBy: actor))
         do {
             try await lifecycle.transaction { session in
-                let deliveryID = try await LifecycleRepository.recordAttempt(
+                let (deliveryID, salt) = try await lifecycle.recordAttempt(
                     attempt, reference: reference, idempotency: idempotencyKey.map { (actor.keyID, $0, response) }, in: session)
                 try await AuditLog.append(.attemptRecorded, subject: "delivery:\(reference)",
-                                          details: LifecycleRepository.attemptDetails(attempt, reference: reference, deliveryID: deliveryID),
+                                          details: try LifecycleRepository.attemptDetails(attempt, reference: reference, deliveryID: deliveryID,
+                                                                                          salt: salt),
                                           origin: origin, in: session)
                 // In this transaction, so the event exists exactly when the attempt commits.
                 WebhookOutbox.enqueue(.deliveryAttemptFailed(reference: reference, attemptID: attempt.id, reason: attempt.reason.rawValue,

@@ -31,12 +31,12 @@ public struct DeliveryClosing: Sendable {
         let action: AuditAction = status == .cancelled ? .deliveryCancelled : .deliveryFailed
         do {
             try await lifecycle.transaction { session in
-                let (deliveryID, closedBy) = try await LifecycleRepository.close(reference: reference, as: status, reason: reason,
-                                                                                 credential: origin.credential, at: closedAt, in: session)
+                let (deliveryID, closedBy, salt) = try await lifecycle.close(reference: reference, as: status, reason: reason,
+                                                                             credential: origin.credential, at: closedAt, in: session)
                 try await AuditLog.append(action, subject: "delivery:\(reference)",
-                                          details: LifecycleRepository.closureDetails(reference: reference, deliveryID: deliveryID,
-                                                                                      status: status, reason: reason, by: closedBy,
-                                                                                      at: closedAt),
+                                          details: try LifecycleRepository.closureDetails(reference: reference, deliveryID: deliveryID,
+                                                                                          status: status, reason: reason, by: closedBy,
+                                                                                          at: closedAt, salt: salt),
                                           origin: origin, in: session)
                 // In this transaction, so the event exists exactly when the change commits. Giving up
                 // (`failed`) has no event type of its own yet (docs/webhooks.md).

@@ -15,8 +15,9 @@ extension AuditVerifier {
         var storedPNG: [UInt8]
         /// Of the canonical ink.
         var ink: [UInt8]
-        /// ``ProofFacts/digest`` of the row as it is now.
-        var facts: [UInt8]
+        /// ``ProofFacts/digest`` of the row as it is now, and its commitment under the salt of the
+        /// data key of the event's delivery (nil: no key, or the proof is not sealed).
+        var facts: BoundFacts
         /// The reference of the delivery the row points at.
         var reference: String
         /// The key that uploaded the proof.
@@ -27,7 +28,7 @@ extension AuditVerifier {
     }
 
     /// The ink and facts checks of a `proof_recorded` event whose body and PNG hold. Events from
-    /// before the facts were bound carry no `ink_sha256`/`metadata_sha256`; for them the proof
+    /// before the facts were bound carry no `ink_sha256` and bind no metadata; for them the proof
     /// must still sit under the event's delivery.
     func checkFacts(_ event: AuditEvent, stored: ProofDigests, proofID: String) -> AuditBreak? {
         func failure(_ kind: AuditBreak.Kind, _ expected: String, _ found: String) -> AuditBreak {
@@ -41,42 +42,60 @@ extension AuditVerifier {
         if let recorded = details["ink_sha256"], recorded != stored.ink.hexString {
             return failure(.proofInkMismatch, recorded, stored.ink.hexString)
         }
-        if let recorded = details["metadata_sha256"], recorded != stored.facts.hexString {
-            return failure(.proofMetadataMismatch, recorded, stored.facts.hexString)
+        if let (recorded, found) = stored.facts.compare(details, "metadata"), recorded != found {
+            return failure(.proofMetadataMismatch, recorded, found ?? Self.noSalt)
         }
         return nil
     }
 
-    /// The `delivery_sha256` check of a `delivery_created` event (events from before it was bound have none).
-    func checkDelivery(_ event: AuditEvent, deliveries: [UUID: [UInt8]]) -> AuditBreak? {
-        guard let recorded = event.details["delivery_sha256"] else { return nil }
+    /// What a break says was found when the event binds a commitment and the delivery has no data key.
+    static let noSalt = "no data key to commit with"
+
+    /// The `delivery_sha256` / `delivery_commitment` check of a `delivery_created` event (events
+    /// from before the facts were bound have neither).
+    func checkDelivery(_ event: AuditEvent, deliveries: [UUID: BoundFacts]) -> AuditBreak? {
+        guard BoundFacts.binds(event.details, "delivery") else { return nil }
         let idText = event.details["delivery_id"] ?? ""
-        let found = UUID(uuidString: idText).flatMap { deliveries[$0] }
-        guard let found, found.hexString == recorded else {
-            return AuditBreak(seq: event.seq, kind: .deliveryMismatch, expected: recorded, found: found?.hexString ?? "no delivery \(idText)",
-                              subject: event.subject, chain: event.chain)
+        let facts = UUID(uuidString: idText).flatMap { deliveries[$0] }
+        let (recorded, found) = facts?.compare(event.details, "delivery") ?? (event.details["delivery_commitment"]
+                                                                               ?? event.details["delivery_sha256"] ?? "", nil)
+        guard let found, found == recorded else {
+            return AuditBreak(seq: event.seq, kind: .deliveryMismatch, expected: recorded,
+                              found: found ?? (facts == nil ? "no delivery \(idText)" : Self.noSalt), subject: event.subject, chain: event.chain)
         }
         return nil
     }
 
-    /// ``DeliveryFacts/digest`` of each delivery whose `delivery_created` event is in `events`, by id.
-    func deliveryDigests(for events: [AuditEvent], in session: PostgresSession) async throws -> [UUID: [UInt8]] {
-        let ids = events.filter { $0.action == AuditAction.deliveryCreated.rawValue && $0.details["delivery_sha256"] != nil }
-            .compactMap { $0.details["delivery_id"] }
+    /// ``DeliveryFacts/digest`` of each delivery whose `delivery_created` event is in `events`, by
+    /// id, with its commitment where the delivery has a data key.
+    func deliveryDigests(for events: [AuditEvent], in session: PostgresSession) async throws -> [UUID: BoundFacts] {
+        let ids = events.filter { $0.action == AuditAction.deliveryCreated.rawValue && BoundFacts.binds($0.details, "delivery") }
+            .compactMap { $0.details["delivery_id"] }.filter { UUID(uuidString: $0) != nil }
         guard !ids.isEmpty else { return [:] }
-        var digests: [UUID: [UInt8]] = [:]
+        var digests: [UUID: BoundFacts] = [:]
         let rows = try await session.query("""
-            SELECT id, reference::text AS reference, recipient_name::text AS recipient_name, address::text AS address,
-                destination_lat::float8 AS destination_lat, destination_lon::float8 AS destination_lon
-            FROM deliveries WHERE id = ANY(string_to_array(\(ids.joined(separator: ",")), ',')::uuid[]) AND erased_at IS NULL
+            SELECT d.id, d.reference::text AS reference, d.recipient_name::text AS recipient_name, d.address::text AS address,
+                d.destination_lat::float8 AS destination_lat, d.destination_lon::float8 AS destination_lon, k.kek_id, k.wrapped_key
+            FROM deliveries d LEFT JOIN delivery_data_keys k ON k.delivery_id = d.id
+            WHERE d.id = ANY(string_to_array(\(ids.joined(separator: ",")), ',')::uuid[]) AND d.erased_at IS NULL
             """).rows
         for row in rows {
+            let reference: String = try row.decode("reference")
             let destination = GeoPoint.stored(lat: try row.decode("destination_lat"), lon: try row.decode("destination_lon"))
-            digests[try row.decode("id")] = DeliveryFacts.digest(reference: try row.decode("reference"),
-                                                                 recipientName: try row.decode("recipient_name"),
-                                                                 address: try row.decode("address"), destination: destination)
+            digests[try row.decode("id")] = try BoundFacts(
+                digest: DeliveryFacts.digest(reference: reference, recipientName: try row.decode("recipient_name"),
+                                             address: try row.decode("address"), destination: destination),
+                salt: try salt(row, reference: reference))
         }
         return digests
+    }
+
+    /// The commitment salt of the data key in `row`'s `kek_id` and `wrapped_key` (of delivery
+    /// `reference`), if it has one; a key that is there needs the data key file to open.
+    func salt(_ row: PostgresRow, reference: String) throws -> CommitmentSalt? {
+        guard let key = ProofRepository.key(try row.decode("kek_id"), try row.decode("wrapped_key")) else { return nil }
+        guard let sealer else { throw SealingError.notConfigured }
+        return try sealer.commitmentSalt(key, reference: reference)
     }
 
     /// Every stored proof has exactly one `proof_recorded` event: none without (`proof_without_event`:
@@ -191,7 +210,8 @@ extension AuditVerifier {
 
     /// Reads the proofs `ids` in one round trip and adds their digests to `digests`. The database
     /// hashes a clear proof's columns; a sealed proof's are fetched, opened with `sealer` and
-    /// hashed on `offload`. A box that does not open (altered, or moved to another row) gets an
+    /// hashed on `offload`, where the facts of every proof whose delivery has a data key are also
+    /// committed under its salt. A box that does not open (altered, or moved to another row) gets an
     /// empty digest, so the proof is reported as not matching its event; a missing key file or a
     /// key id it lacks stops the verification with that error instead (nothing was checked).
     ///
@@ -217,25 +237,28 @@ extension AuditVerifier {
                 LEFT JOIN deliveries kd ON kd.reference = r.reference LEFT JOIN delivery_data_keys k ON k.delivery_id = kd.id
             WHERE p.id = ANY(string_to_array(\(idList), ',')::uuid[])
             """)
-        var sealed: [(id: UUID, reference: String, sealing: Int, key: ProofSealer.WrappedKey?, body: [UInt8], png: [UInt8], ink: [UInt8])] = []
+        var sealed: [(id: UUID, reference: String, sealing: Int, key: ProofSealer.WrappedKey?, body: [UInt8], png: [UInt8], ink: [UInt8],
+                      facts: [UInt8])] = []
         for row in result.rows {
             let facts = try ProofFacts(row: row)
             let (body, png, ink): ([UInt8], [UInt8], [UInt8]) = (try row.decode("body_digest"), try row.decode("png_digest"), try row.decode("ink_digest"))
             let sealing: Int = try row.decode("sealing")
-            if sealing != clear && sealing != ProofSealer.erased {
-                sealed.append((facts.proofID, try row.decode("key_reference"), sealing,
-                               ProofRepository.key(try row.decode("kek_id"), try row.decode("wrapped_key")), body, png, ink))
+            let key = ProofRepository.key(try row.decode("kek_id"), try row.decode("wrapped_key"))
+            // Sealed, or committed under its delivery's key: opened, or only salted, on `offload`.
+            if sealing != ProofSealer.erased && (sealing != clear || key != nil) {
+                sealed.append((facts.proofID, try row.decode("key_reference"), sealing, key, body, png, ink, facts.digest))
             }
             digests[facts.proofID] = ProofDigests(
                 body: body, png: png, storedBody: try row.decode("body_sha256"), storedPNG: try row.decode("png_sha256"),
-                ink: ink, facts: facts.digest, reference: facts.reference,
+                ink: ink, facts: try BoundFacts(digest: facts.digest, salt: nil), reference: facts.reference,
                 uploadedBy: facts.uploadedBy, deviceKeyID: try row.decode("device_key_id"),
                 deviceSignature: try row.decode("device_signature"))
         }
         guard !sealed.isEmpty else { return }
         guard let sealer else { throw SealingError.notConfigured }
         let toOpen = sealed
-        let opened = try await offload.run { () throws(SealingError) -> [(UUID, [UInt8], [UInt8], [UInt8])] in
+        // The commitment to the facts is made with the salt of the same key that opens the proof.
+        let opened = try await offload.run { () throws(SealingError) -> [(UUID, [UInt8], [UInt8], [UInt8], BoundFacts)] in
             try toOpen.map { proof throws(SealingError) in
                 func digest(_ box: [UInt8], _ field: SealedField) throws(SealingError) -> [UInt8] {
                     do {
@@ -245,13 +268,18 @@ extension AuditVerifier {
                         return []  // not what was recorded: reported against the event
                     }
                 }
-                return (proof.id, try digest(proof.body, .body), try digest(proof.png, .png), try digest(proof.ink, .ink))
+                let salt = try proof.key.map { key throws(SealingError) in try sealer.commitmentSalt(key, reference: proof.reference) }
+                let facts = try BoundFacts(digest: proof.facts, salt: salt)
+                // A clear proof's columns came hashed by the database.
+                if proof.sealing == ProofSealer.clear { return (proof.id, proof.body, proof.png, proof.ink, facts) }
+                return (proof.id, try digest(proof.body, .body), try digest(proof.png, .png), try digest(proof.ink, .ink), facts)
             }
         }
-        for (id, body, png, ink) in opened {
+        for (id, body, png, ink, facts) in opened {
             digests[id]?.body = body
             digests[id]?.png = png
             digests[id]?.ink = ink
+            digests[id]?.facts = facts
         }
     }
 }

@@ -2,16 +2,17 @@ import Foundation
 import Postgres
 
 /// The checks of a delivery's life besides its proof: every `delivery_attempt_recorded` event's
-/// attempt must still give the `attempt_sha256` it bound, every `delivery_failed` /
-/// `delivery_cancelled` event's delivery the `closure_sha256`, and every stored attempt must have
-/// an event (one inserted behind the service's back has none).
+/// attempt must still give the `attempt_commitment` (or, older, `attempt_sha256`) it bound, every
+/// `delivery_failed` / `delivery_cancelled` event's delivery the `closure_commitment` (or
+/// `closure_sha256`), and every stored attempt must have an event (one inserted behind the
+/// service's back has none).
 extension AuditVerifier {
     /// Digests re-derived from the rows the events of one page name.
     struct LifecycleDigests {
-        /// ``AttemptFacts/digest`` of each attempt, by attempt id.
-        var attempts: [UUID: [UInt8]] = [:]
-        /// ``ClosureFacts/digest`` of each closed delivery, by delivery id.
-        var closures: [UUID: [UInt8]] = [:]
+        /// ``AttemptFacts/digest`` of each attempt (and its commitment), by attempt id.
+        var attempts: [UUID: BoundFacts] = [:]
+        /// ``ClosureFacts/digest`` of each closed delivery (and its commitment), by delivery id.
+        var closures: [UUID: BoundFacts] = [:]
     }
 
     static let closingActions: Set<String> = [AuditAction.deliveryFailed.rawValue, AuditAction.deliveryCancelled.rawValue]
@@ -23,53 +24,59 @@ extension AuditVerifier {
             .filter { UUID(uuidString: $0) != nil }
         if !attemptIDs.isEmpty {
             let rows = try await session.query("""
-                SELECT \(unescaped: AttemptFacts.columns) FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id
+                SELECT \(unescaped: AttemptFacts.columns), k.kek_id, k.wrapped_key
+                FROM delivery_attempts a JOIN deliveries d ON d.id = a.delivery_id LEFT JOIN delivery_data_keys k ON k.delivery_id = d.id
                 WHERE a.id = ANY(string_to_array(\(attemptIDs.joined(separator: ",")), ',')::uuid[]) AND d.erased_at IS NULL
                 """).rows
             for row in rows {
                 let facts = try AttemptFacts(row: row)
-                digests.attempts[facts.attemptID] = facts.digest
+                digests.attempts[facts.attemptID] = try BoundFacts(digest: facts.digest, salt: try salt(row, reference: facts.reference))
             }
         }
         let deliveryIDs = events.filter { Self.closingActions.contains($0.action) }.compactMap { $0.details["delivery_id"] }
             .filter { UUID(uuidString: $0) != nil }
         if !deliveryIDs.isEmpty {
             let rows = try await session.query("""
-                SELECT id, reference::text AS reference, status::text AS status, close_reason,
-                    (extract(epoch FROM closed_at) * 1000000)::int8 AS closed_at_us, closed_by
-                FROM deliveries WHERE id = ANY(string_to_array(\(deliveryIDs.joined(separator: ",")), ',')::uuid[]) AND closed_at IS NOT NULL
-                    AND erased_at IS NULL
+                SELECT d.id, d.reference::text AS reference, d.status::text AS status, d.close_reason,
+                    (extract(epoch FROM d.closed_at) * 1000000)::int8 AS closed_at_us, d.closed_by, k.kek_id, k.wrapped_key
+                FROM deliveries d LEFT JOIN delivery_data_keys k ON k.delivery_id = d.id
+                WHERE d.id = ANY(string_to_array(\(deliveryIDs.joined(separator: ",")), ',')::uuid[]) AND d.closed_at IS NOT NULL
+                    AND d.erased_at IS NULL
                 """).rows
             for row in rows {
-                digests.closures[try row.decode("id")] = ClosureFacts.digest(
-                    reference: try row.decode("reference"), status: try row.decode("status"), reason: try row.decode("close_reason"),
-                    closedAtMicros: try row.decode("closed_at_us"), closedBy: try row.decode("closed_by"))
+                let reference: String = try row.decode("reference")
+                digests.closures[try row.decode("id")] = try BoundFacts(
+                    digest: ClosureFacts.digest(reference: reference, status: try row.decode("status"), reason: try row.decode("close_reason"),
+                                                closedAtMicros: try row.decode("closed_at_us"), closedBy: try row.decode("closed_by")),
+                    salt: try salt(row, reference: reference))
             }
         }
         return digests
     }
 
-    /// The `attempt_sha256` or `closure_sha256` check of `event` (nil for other actions, or when it holds).
+    /// The attempt or closure check of `event` (nil for other actions, or when it holds).
     func checkLifecycle(_ event: AuditEvent, digests: LifecycleDigests) -> AuditBreak? {
         let details = event.details
         if event.action == AuditAction.attemptRecorded.rawValue {
             let id = details["attempt_id"] ?? ""
-            return compare(event, recorded: details["attempt_sha256"], found: UUID(uuidString: id).flatMap { digests.attempts[$0] },
-                           kind: .attemptMismatch, missing: "no attempt \(id)")
+            return compare(event, "attempt", facts: UUID(uuidString: id).flatMap { digests.attempts[$0] }, kind: .attemptMismatch,
+                           missing: "no attempt \(id)")
         }
         if Self.closingActions.contains(event.action) {
             let id = details["delivery_id"] ?? ""
-            return compare(event, recorded: details["closure_sha256"], found: UUID(uuidString: id).flatMap { digests.closures[$0] },
-                           kind: .closureMismatch, missing: "no closed delivery \(id)")
+            return compare(event, "closure", facts: UUID(uuidString: id).flatMap { digests.closures[$0] }, kind: .closureMismatch,
+                           missing: "no closed delivery \(id)")
         }
         return nil
     }
 
-    /// A break of `kind` unless the digest `found` is the one the event `recorded`.
-    private func compare(_ event: AuditEvent, recorded: String?, found: [UInt8]?, kind: AuditBreak.Kind, missing: String) -> AuditBreak? {
-        let expected = recorded ?? ""
-        guard let found, found.hexString == expected else {
-            return AuditBreak(seq: event.seq, kind: kind, expected: expected, found: found?.hexString ?? missing,
+    /// A break of `kind` unless `facts` give what the event bound under `name` (an event that
+    /// binds neither a commitment nor a digest is a break too: these events always bound one).
+    private func compare(_ event: AuditEvent, _ name: String, facts: BoundFacts?, kind: AuditBreak.Kind, missing: String) -> AuditBreak? {
+        let expected = event.details[name + "_commitment"] ?? event.details[name + "_sha256"] ?? ""
+        let found = facts?.compare(event.details, name)?.found
+        guard let found, found == expected else {
+            return AuditBreak(seq: event.seq, kind: kind, expected: expected, found: found ?? (facts == nil ? missing : Self.noSalt),
                               subject: event.subject, chain: event.chain)
         }
         return nil

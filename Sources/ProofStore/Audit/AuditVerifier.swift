@@ -274,7 +274,7 @@ public struct AuditVerifier: Sendable {
 
     /// Checks one event against the walk so far and, when it holds, advances the walk.
     func check(_ event: AuditEvent, walk: inout Walk, digests: [UUID: ProofDigests], archived: Set<UUID> = [],
-               deliveries: [UUID: [UInt8]] = [:], lifecycle: LifecycleDigests = LifecycleDigests(),
+               deliveries: [UUID: BoundFacts] = [:], lifecycle: LifecycleDigests = LifecycleDigests(),
                devices: DeviceEvidence = DeviceEvidence(), erased: Set<String> = [], recomputed precomputed: [UInt8]? = nil) -> AuditBreak? {
         func failure(_ kind: AuditBreak.Kind, _ expected: String, _ found: String, seq: Int64? = nil) -> AuditBreak {
             AuditBreak(seq: seq ?? event.seq, kind: kind, expected: expected, found: found, subject: event.subject, chain: event.chain)

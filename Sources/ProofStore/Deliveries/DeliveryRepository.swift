@@ -4,10 +4,14 @@ import Postgres
 /// Stores and finds deliveries.
 public struct DeliveryRepository: Sendable {
     let database: PostgresClient
+    let sealer: ProofSealer
 
-    /// Creates the repository over `database`.
-    public init(database: PostgresClient) {
+    /// Creates the repository over `database`; new deliveries get a data key wrapped by the keys
+    /// of `dataKeys` (without keys, reads work and ``create(_:by:origin:)`` throws
+    /// ``SealingError/notConfigured``: nothing is stored without its key).
+    public init(database: PostgresClient, dataKeys: DataKeyProvider = DataKeyProvider(.unconfigured)) {
         self.database = database
+        self.sealer = ProofSealer(keys: dataKeys)
     }
 
     /// The columns ``delivery(_:)`` decodes by name (deliveries `d`, proofs `p`). An erased
@@ -29,27 +33,36 @@ public struct DeliveryRepository: Sendable {
     // up again at every bind; compared as text it still uses `deliveries_reference`.
 
     /// Creates `draft`, or reports the existing delivery with its reference. A new delivery is
-    /// committed with a `delivery_created` audit event (subject `delivery:<reference>`) and a
-    /// `delivery.created` webhook event in the outbox, in one transaction.
+    /// committed with its data key (``ProofSealer/newKey(for:)``: every later proof is sealed under
+    /// it), a `delivery_created` audit event (subject `delivery:<reference>`) that binds the
+    /// commitment to its facts under that key's salt, and a `delivery.created` webhook event in
+    /// the outbox, in one transaction.
     public func create(_ draft: NewDelivery, by actor: Actor?, origin: AuditOrigin? = nil) async throws -> DeliveryCreation {
         let origin = origin ?? (actor.map { AuditOrigin(actor: $0) } ?? .system)
+        let (key, salt) = try sealer.newKey(for: draft.reference)
+        let commitment = try salt.commit(DeliveryFacts.digest(reference: draft.reference, recipientName: draft.recipientName,
+                                                              address: draft.address, destination: draft.destination))
         let inserted = try await database.withTransaction(retryingStalePlans: true) { session in
             let inserted = try await session.query("""
-                INSERT INTO deliveries (reference, recipient_name, address, destination_lat, destination_lon, created_by)
-                VALUES (\(draft.reference), \(draft.recipientName), \(draft.address), \(draft.destination?.lat),
-                    \(draft.destination?.lon), \(actor?.keyID))
-                ON CONFLICT (reference) DO NOTHING
-                RETURNING id, created_at
+                WITH delivery AS (
+                    INSERT INTO deliveries (reference, recipient_name, address, destination_lat, destination_lon, created_by)
+                    VALUES (\(draft.reference), \(draft.recipientName), \(draft.address), \(draft.destination?.lat),
+                        \(draft.destination?.lon), \(actor?.keyID))
+                    ON CONFLICT (reference) DO NOTHING
+                    RETURNING id, created_at
+                ), data_key AS (
+                    INSERT INTO delivery_data_keys (delivery_id, kek_id, wrapped_key)
+                    SELECT id, \(key.keyID)::text, \(PostgresBytes(key.wrapped)) FROM delivery
+                    RETURNING delivery_id
+                )
+                SELECT id, created_at FROM delivery
                 """)
             if let row = inserted.first {
                 let id = try row.decode(UUID.self, "id")
                 WebhookOutbox.enqueue(.deliveryCreated(reference: draft.reference, deliveryID: id, recipientName: draft.recipientName,
                                                        address: draft.address, createdAt: try row.decode("created_at")), in: session)
                 try await AuditLog.append(.deliveryCreated, subject: "delivery:\(draft.reference)",
-                                          details: ["delivery_id": id.uuidString.lowercased(),
-                                                    "delivery_sha256": DeliveryFacts.digest(
-                                                        reference: draft.reference, recipientName: draft.recipientName,
-                                                        address: draft.address, destination: draft.destination).hexString],
+                                          details: ["delivery_id": id.uuidString.lowercased(), "delivery_commitment": commitment.hexString],
                                           origin: origin, in: session)
             }
             return inserted

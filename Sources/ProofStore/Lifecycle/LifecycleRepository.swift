@@ -10,10 +10,13 @@ import Postgres
 /// the database (migration 0014) and come back as ``LifecycleError/invalidTransition(_:)``.
 public struct LifecycleRepository: Sendable {
     let database: PostgresClient
+    let sealer: ProofSealer
 
-    /// Creates the repository over `database`.
-    public init(database: PostgresClient) {
+    /// Creates the repository over `database`; the commitments of a delivery's events are made with
+    /// the salt of its data key, unwrapped with `dataKeys`.
+    public init(database: PostgresClient, dataKeys: DataKeyProvider = DataKeyProvider(.unconfigured)) {
         self.database = database
+        self.sealer = ProofSealer(keys: dataKeys)
     }
 
     /// Runs `body` in one READ COMMITTED transaction on the primary. `body` may run twice (a stale
@@ -39,16 +42,18 @@ public struct LifecycleRepository: Sendable {
     }
 
     /// Stores `attempt` for the delivery `reference` and, with `idempotency`, completes that claim
-    /// with its response. Returns the delivery's id. The insert's trigger refuses a delivery that
-    /// is not pending (and waits for a concurrent upload or cancel of it to finish first).
+    /// with its response. Returns the delivery's id and its commitment salt (nil for a delivery
+    /// stored before data keys were made with the delivery). The insert's trigger refuses a
+    /// delivery that is not pending (and waits for a concurrent upload or cancel of it to finish first).
     @discardableResult
-    public static func recordAttempt(_ attempt: NewAttempt, reference: String,
-                                     idempotency: (apiKeyID: UUID, key: String, response: IdempotentResponse)?,
-                                     in session: PostgresSession) async throws -> UUID {
+    public func recordAttempt(_ attempt: NewAttempt, reference: String,
+                              idempotency: (apiKeyID: UUID, key: String, response: IdempotentResponse)?,
+                              in session: PostgresSession) async throws -> (deliveryID: UUID, salt: CommitmentSalt?) {
         let location = attempt.location, assessment = attempt.assessment
         let inserted: PostgresResult
         do {
             inserted = try await session.query("""
+                WITH attempt AS (
                 INSERT INTO delivery_attempts (id, delivery_id, outcome, reason, note, captured_at, captured_at_offset_min,
                     captured_at_text, received_at, location_lat, location_lon, location_accuracy_m, distance_to_destination_m,
                     geofence_radius_m, flags, recorded_by, idempotency_key)
@@ -60,50 +65,69 @@ public struct LifecycleRepository: Sendable {
                     \(attempt.recordedBy), \(attempt.idempotencyKey)::text
                 FROM deliveries d WHERE d.reference = \(reference)::text
                 RETURNING delivery_id
+                )
+                SELECT a.delivery_id, k.kek_id, k.wrapped_key FROM attempt a LEFT JOIN delivery_data_keys k ON k.delivery_id = a.delivery_id
                 """)
         } catch let error as PostgresError {
-            throw refusal(error) ?? error
+            throw Self.refusal(error) ?? error
         }
         guard let row = inserted.first else { throw LifecycleError.deliveryNotFound }
         if let idempotency {
             try await IdempotencyRepository.complete(apiKeyID: idempotency.apiKeyID, key: idempotency.key,
                                                      response: idempotency.response, in: session)
         }
-        return try row.decode(UUID.self, "delivery_id")
+        return (try row.decode(UUID.self, "delivery_id"), try salt(row, reference: reference))
+    }
+
+    /// The commitment salt of the data key in `row`'s `kek_id` and `wrapped_key`, if it has one.
+    private func salt(_ row: PostgresRow, reference: String) throws -> CommitmentSalt? {
+        guard let key = ProofRepository.key(try row.decode("kek_id"), try row.decode("wrapped_key")) else { return nil }
+        return try sealer.commitmentSalt(key, reference: reference)
     }
 
     /// The details of an attempt's `delivery_attempt_recorded` event: its id, its reason and the
-    /// digest of its facts (``AttemptFacts``).
-    public static func attemptDetails(_ attempt: NewAttempt, reference: String, deliveryID: UUID) -> [String: String] {
-        ["attempt_id": attempt.id.uuidString.lowercased(), "delivery_id": deliveryID.uuidString.lowercased(),
-         "reason": attempt.reason.rawValue, "attempt_sha256": AttemptFacts(attempt, reference: reference).digest.hexString]
+    /// commitment to its facts (``AttemptFacts``) under the delivery's `salt` — or, for a delivery
+    /// without a data key, their plain digest (`attempt_sha256`, as before salts).
+    public static func attemptDetails(_ attempt: NewAttempt, reference: String, deliveryID: UUID,
+                                      salt: CommitmentSalt?) throws(SealingError) -> [String: String] {
+        var details = ["attempt_id": attempt.id.uuidString.lowercased(), "delivery_id": deliveryID.uuidString.lowercased(),
+                       "reason": attempt.reason.rawValue]
+        let digest = AttemptFacts(attempt, reference: reference).digest
+        if let salt { details["attempt_commitment"] = try salt.commit(digest).hexString } else { details["attempt_sha256"] = digest.hexString }
+        return details
     }
 
     /// Closes the pending delivery `reference` as `status` (`failed` or `cancelled`) through the
     /// SECURITY DEFINER function `countersign_close_delivery`, as the key `credential` belongs to
-    /// (the function finds it; migration 0023); returns the delivery's id and that key's.
-    public static func close(reference: String, as status: DeliveryStatus, reason: String, credential: ActorCredential?, at closedAt: Date,
-                             in session: PostgresSession) async throws -> (deliveryID: UUID, closedBy: UUID) {
+    /// (the function finds it; migration 0023); returns the delivery's id, that key's, and the
+    /// delivery's commitment salt (nil for a delivery without a data key).
+    public func close(reference: String, as status: DeliveryStatus, reason: String, credential: ActorCredential?, at closedAt: Date,
+                      in session: PostgresSession) async throws -> (deliveryID: UUID, closedBy: UUID, salt: CommitmentSalt?) {
         let closed: PostgresResult
         do {
             closed = try await session.query("""
-                SELECT id, closed_by FROM countersign_close_delivery(\(reference)::text, \(status.rawValue)::text, \(reason)::text,
-                    \(credential?.token)::text, \(closedAt))
+                SELECT c.id, c.closed_by, k.kek_id, k.wrapped_key
+                FROM countersign_close_delivery(\(reference)::text, \(status.rawValue)::text, \(reason)::text,
+                    \(credential?.token)::text, \(closedAt)) c
+                LEFT JOIN delivery_data_keys k ON k.delivery_id = c.id
                 """)
         } catch let error as PostgresError {
-            throw refusal(error) ?? error
+            throw Self.refusal(error) ?? error
         }
         guard let row = closed.first else { throw LifecycleError.deliveryNotFound }
-        return (try row.decode(UUID.self, "id"), try row.decode(UUID.self, "closed_by"))
+        return (try row.decode(UUID.self, "id"), try row.decode(UUID.self, "closed_by"), try salt(row, reference: reference))
     }
 
     /// The details of a `delivery_failed` / `delivery_cancelled` event: the delivery's id and the
-    /// digest of how it was closed (``ClosureFacts``).
+    /// commitment to how it was closed (``ClosureFacts``) under the delivery's `salt` — or, for a
+    /// delivery without a data key, its plain digest (`closure_sha256`).
     public static func closureDetails(reference: String, deliveryID: UUID, status: DeliveryStatus, reason: String, by keyID: UUID,
-                                      at closedAt: Date) -> [String: String] {
-        ["delivery_id": deliveryID.uuidString.lowercased(),
-         "closure_sha256": ClosureFacts.digest(reference: reference, status: status.rawValue, reason: reason,
-                                               closedAtMicros: PostgresEpoch.unixMicros(closedAt), closedBy: keyID).hexString]
+                                      at closedAt: Date, salt: CommitmentSalt?) throws(SealingError) -> [String: String] {
+        let digest = ClosureFacts.digest(reference: reference, status: status.rawValue, reason: reason,
+                                         closedAtMicros: PostgresEpoch.unixMicros(closedAt), closedBy: keyID)
+        var details = ["delivery_id": deliveryID.uuidString.lowercased()]
+        if let salt { details["closure_commitment"] = try salt.commit(digest).hexString } else { details["closure_sha256"] = digest.hexString }
+        return details
     }
 
     /// The attempts of the delivery `deliveryID`, oldest first.

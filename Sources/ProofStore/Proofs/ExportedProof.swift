@@ -31,6 +31,9 @@ public struct ExportedProof: Sendable {
     /// clear, or once ``opened(by:)``) or ``ProofSealer/sealed``, with the delivery's `dataKey`.
     public var sealing = ProofSealer.clear
     public var dataKey: ProofSealer.WrappedKey? = nil
+    /// The delivery's commitment salt, once ``opened(by:)`` found its data key (a bundle states it,
+    /// so that its verifier can check the event's `metadata_commitment`).
+    public var commitmentSalt: CommitmentSalt? = nil
 
     /// This proof with `body`, `ink` and `png` in clear: opened with its delivery's data key when
     /// they are sealed (CPU work: the exporter does it on its pool, not while reading).
@@ -42,6 +45,7 @@ public struct ExportedProof: Sendable {
         clear.ink = try sealer.open(ink, .ink, sealing: sealing, proof: id, reference: reference, key: dataKey)
         clear.png = try sealer.open(png, .png, sealing: sealing, proof: id, reference: reference, key: dataKey)
         clear.sealing = ProofSealer.clear
+        clear.commitmentSalt = try dataKey.map { key throws(SealingError) in try sealer.commitmentSalt(key, reference: reference) }
         clear.dataKey = nil
         return clear
     }

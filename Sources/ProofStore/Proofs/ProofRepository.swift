@@ -36,13 +36,17 @@ public struct ProofRepository: Sendable {
     /// pending delivery takes a proof, and a delivered one has (or, once its month is archived,
     /// had) one: the status says all the intake needs, so the look-up reads no proof partition
     /// (joining `proofs` cost every upload a lock and a scan node per monthly partition).
-    public func deliveryState(reference: String) async throws -> (deliveryID: UUID, destination: GeoPoint?, status: DeliveryStatus)? {
+    /// The delivery's wrapped data key comes with it (nil for a delivery stored before keys were
+    /// made with the delivery): the proof is sealed under it and its event committed with its salt.
+    public func deliveryState(reference: String)
+        async throws -> (deliveryID: UUID, destination: GeoPoint?, status: DeliveryStatus, dataKey: ProofSealer.WrappedKey?)? {
         let result = try await database.query("""
-            SELECT d.id, d.destination_lat, d.destination_lon, d.status::text FROM deliveries d WHERE d.reference = \(reference)::text
+            SELECT d.id, d.destination_lat, d.destination_lon, d.status::text, k.kek_id, k.wrapped_key
+            FROM deliveries d \(unescaped: Self.dataKeyJoin) WHERE d.reference = \(reference)::text
             """)
         guard let row = result.first else { return nil }
-        let (deliveryID, lat, lon, status) = try row.decode((UUID, Double?, Double?, String).self)
-        return (deliveryID, GeoPoint.stored(lat: lat, lon: lon), DeliveryStatus(rawValue: status) ?? .pending)
+        let (deliveryID, lat, lon, status, keyID, wrapped) = try row.decode((UUID, Double?, Double?, String, String?, [UInt8]?).self)
+        return (deliveryID, GeoPoint.stored(lat: lat, lon: lon), DeliveryStatus(rawValue: status) ?? .pending, Self.key(keyID, wrapped))
     }
 
     /// Stores `proof` for the delivery `reference`, marks the delivery delivered and, when given,
@@ -61,12 +65,19 @@ public struct ProofRepository: Sendable {
     /// `delivery.delivered` webhook event in the outbox (``WebhookOutbox``). Returns once committed.
     /// Proofs recorded at the same time may share the transaction (``ProofBatcher``); each still
     /// gets its own event and its own answer.
-    public func record(_ proof: NewProof, reference: String,
+    public func record(_ proof: NewProof, reference: String, dataKey: ProofSealer.WrappedKey?,
                        idempotency: (apiKeyID: UUID, key: String, response: IdempotentResponse)? = nil,
                        origin: AuditOrigin = .system) async throws {
         // Sealed here, before the batch: a few AES-GCM passes over tens of kilobytes, like the digests.
-        let sealed = try sealer.seal(proof, reference: reference)
+        let sealed = try sealer.seal(proof, reference: reference, existing: dataKey)
         try await batcher.record(PendingProof(proof: proof, reference: reference, sealed: sealed, idempotency: idempotency, origin: origin))
+    }
+
+    /// ``record(_:reference:dataKey:idempotency:origin:)`` for a caller that has not read the
+    /// delivery: its data key is read first (one more round trip; a delivery not found is left to
+    /// the statement to report, as for any upload).
+    public func record(_ proof: NewProof, reference: String, origin: AuditOrigin = .system) async throws {
+        try await record(proof, reference: reference, dataKey: try await deliveryState(reference: reference)?.dataKey, origin: origin)
     }
 
     /// Proofs in one transaction, all or none: each one's statement, one audit append for all of
@@ -86,14 +97,16 @@ public struct ProofRepository: Sendable {
                 for pending in batch {
                     record(pending, in: session)
                     entries.append(AuditEntry(action: .proofRecorded, subject: "delivery:\(pending.reference)",
-                                              details: recordedDetails(pending.proof, reference: pending.reference), origin: pending.origin))
+                                              details: try recordedDetails(pending.proof, reference: pending.reference, salt: pending.sealed.salt),
+                                              origin: pending.origin))
                 }
                 _ = try await AuditLog.append(entries, in: session)
                 // Queued behind the audit insert: they go with the COMMIT, no extra round trip.
                 for (pending, entry) in zip(batch, entries) {
                     let proof = pending.proof
                     WebhookOutbox.enqueue(.deliveryDelivered(reference: pending.reference, proofID: proof.id, receivedAt: proof.body.receivedAt,
-                                                             digests: entry.details.filter { $0.key.hasSuffix("_sha256") }), in: session)
+                                                             digests: entry.details.filter { $0.key.hasSuffix("_sha256") || $0.key.hasSuffix("_commitment") }),
+                                          in: session)
                 }
             }
         } catch let error as PostgresError where batch.count == 1 && error.kind == .uniqueViolation
@@ -107,13 +120,14 @@ public struct ProofRepository: Sendable {
     }
 
     /// The details of a proof's `proof_recorded` event: its id and the digests of everything it
-    /// stores — the original body, the PNG, the canonical ink and its facts (``ProofFacts``) — and,
-    /// for a device-signed upload, the device key's id and the signature itself (so the event alone,
-    /// with the key's `device_key_registered` event, lets anyone re-check it: docs/audit.md).
-    static func recordedDetails(_ proof: NewProof, reference: String) -> [String: String] {
+    /// stores — the original body, the PNG, the canonical ink — with the commitment to its facts
+    /// (``ProofFacts``, under the delivery's `salt`: a signer's name is guessable, the ink is not)
+    /// and, for a device-signed upload, the device key's id and the signature itself (so the event
+    /// alone, with the key's `device_key_registered` event, lets anyone re-check it: docs/audit.md).
+    static func recordedDetails(_ proof: NewProof, reference: String, salt: CommitmentSalt) throws(SealingError) -> [String: String] {
         var details = ["proof_id": proof.id.uuidString.lowercased(), "points_sha256": proof.body.sha256.hexString,
                        "png_sha256": proof.rendering.pngSHA256.hexString, "ink_sha256": SHA256.hash(proof.rendering.ink).hexString,
-                       "metadata_sha256": ProofFacts(proof, reference: reference).digest.hexString]
+                       "metadata_commitment": try salt.commit(ProofFacts(proof, reference: reference).digest).hexString]
         if let signed = proof.deviceSignature {
             details["device_key_id"] = signed.keyID.uuidString.lowercased()
             details["device_signature"] = signed.signature.hexString
@@ -150,17 +164,25 @@ public struct ProofRepository: Sendable {
         let (proof, reference, idempotency, sealed) = (pending.proof, pending.reference, pending.idempotency, pending.sealed)
         let capture = proof.capture, location = capture.location, device = capture.device
         let body = proof.body, rendering = proof.rendering, assessment = proof.assessment, response = idempotency?.response
-        // The data key goes in first and the proof only with it: an upload that lost the race for
-        // its delivery finds the winner's key there (ON CONFLICT: nothing inserted), stores no
-        // proof sealed under a key nobody keeps, and gets proofAlreadyRecorded like any loser.
+        // A delivery made with its data key: the proof goes in only under that very key. One
+        // stored before had none: the key goes in first and the proof only with it, so an upload
+        // that lost the race for its delivery finds the winner's key there (ON CONFLICT: nothing
+        // inserted), stores no proof sealed under a key nobody keeps, and gets
+        // proofAlreadyRecorded like any loser.
+        let dataKey: PostgresQuery = sealed.isNewKey ? """
+            INSERT INTO delivery_data_keys (delivery_id, kek_id, wrapped_key)
+                SELECT id, \(sealed.key.keyID)::text, \(PostgresBytes(sealed.key.wrapped)) FROM delivery
+                ON CONFLICT (delivery_id) DO NOTHING
+                RETURNING delivery_id
+            """ : """
+            SELECT k.delivery_id FROM delivery_data_keys k JOIN delivery ON k.delivery_id = delivery.id
+                WHERE k.kek_id = \(sealed.key.keyID)::text AND k.wrapped_key = \(PostgresBytes(sealed.key.wrapped))
+            """
         return """
             WITH delivery AS (
                 SELECT id, status FROM deliveries WHERE reference = \(reference)::text
             ), data_key AS (
-                INSERT INTO delivery_data_keys (delivery_id, kek_id, wrapped_key)
-                SELECT id, \(sealed.keyID)::text, \(PostgresBytes(sealed.wrappedKey)) FROM delivery
-                ON CONFLICT (delivery_id) DO NOTHING
-                RETURNING delivery_id
+                \(dataKey)
             ), proof AS (
                 INSERT INTO proofs (id, delivery_id, signer_name, captured_at, captured_at_offset_min, captured_at_text,
                     received_at, location_lat, location_lon, location_accuracy_m, distance_to_destination_m, geofence_radius_m,

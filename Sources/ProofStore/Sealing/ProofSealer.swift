@@ -23,8 +23,12 @@ public struct ProofSealer: Sendable {
 
     /// A proof's three columns sealed, with its delivery's wrapped data key.
     struct SealedProof: Sendable {
-        var keyID: String
-        var wrappedKey: [UInt8]
+        var key: WrappedKey
+        /// Whether ``key`` was made for this proof (a delivery stored before data keys were made
+        /// with the delivery): the proof's statement inserts it, else it must find it stored.
+        var isNewKey: Bool
+        /// The delivery's, for the event's commitments.
+        var salt: CommitmentSalt
         var body: [UInt8]
         var ink: [UInt8]
         var png: [UInt8]
@@ -47,14 +51,33 @@ public struct ProofSealer: Sendable {
         self.keys = keys
     }
 
-    /// `proof`'s columns sealed under a new data key, wrapped for delivery `reference`.
-    func seal(_ proof: NewProof, reference: String) throws(SealingError) -> SealedProof {
-        let wrapping = try keys.keys()
+    /// A new data key for delivery `reference`, wrapped, and its commitment salt.
+    public func newKey(for reference: String) throws(SealingError) -> (key: WrappedKey, salt: CommitmentSalt) {
         let key = try DataKey.random()
-        let (keyID, wrapped) = try wrapping.wrap(key, for: reference)
-        return SealedProof(keyID: keyID, wrappedKey: wrapped, body: try key.seal(proof.body.bytes, .body, proof: proof.id),
+        let (keyID, wrapped) = try keys.keys().wrap(key, for: reference)
+        return (WrappedKey(keyID: keyID, wrapped: wrapped), try CommitmentSalt(key))
+    }
+
+    /// `proof`'s columns sealed under its delivery's data key `existing`, or, for a delivery that
+    /// has none, under a new one wrapped for delivery `reference`.
+    func seal(_ proof: NewProof, reference: String, existing: WrappedKey?) throws(SealingError) -> SealedProof {
+        let key: DataKey, wrapped: WrappedKey
+        if let existing {
+            (key, wrapped) = (try dataKey(existing, reference: reference), existing)
+        } else {
+            key = try DataKey.random()
+            let (keyID, bytes) = try keys.keys().wrap(key, for: reference)
+            wrapped = WrappedKey(keyID: keyID, wrapped: bytes)
+        }
+        return SealedProof(key: wrapped, isNewKey: existing == nil, salt: try CommitmentSalt(key),
+                           body: try key.seal(proof.body.bytes, .body, proof: proof.id),
                            ink: try key.seal(proof.rendering.ink, .ink, proof: proof.id),
                            png: try key.seal(proof.rendering.png, .png, proof: proof.id))
+    }
+
+    /// The commitment salt of the delivery `reference`, whose data key is `key`.
+    public func commitmentSalt(_ key: WrappedKey, reference: String) throws(SealingError) -> CommitmentSalt {
+        try CommitmentSalt(try dataKey(key, reference: reference))
     }
 
     /// The stored bytes of `field` of proof `proofID` (delivery `reference`) in clear: as they are

@@ -126,11 +126,13 @@ enum BundleProofCheck {
             fail("metadata.json", "png.sha256 does not describe signature.png")
         }
         let facts = document.factsDigest
+        let committed = document.commitmentSalt.flatMap { try? $0.commit(facts.bytes) }.map(Digest32.init)
         let signed = document.deviceSignature
         let subject = "delivery:" + reference
         let actual = RecordedEventDigests(seq: 0, chain: 0, subject: subject, points: files["points"]?.sha256,
                                           png: files["signature.png"]?.sha256, ink: files["ink"]?.sha256, metadata: facts,
-                                          deviceKeyID: signed?.keyID, deviceSignature: signed.flatMap { Data(base64Encoded: $0.signature) }?.hexString)
+                                          metadataCommitment: committed, deviceKeyID: signed?.keyID,
+                                          deviceSignature: signed.flatMap { Data(base64Encoded: $0.signature) }?.hexString)
         guard let recorded = event(document.proofID, actual) else {
             fail("", "proof \(document.proofID.uuidString.lowercased()) has no proof_recorded event in the bundle's audit segments")
             return Outcome(proofID: document.proofID, failures: failures)
@@ -153,6 +155,16 @@ enum BundleProofCheck {
         bound("ink", recorded.ink, "ink_sha256")
         if let expected = recorded.metadata, facts != expected {
             fail("metadata.json", "its proof facts hash to \(facts), but \(at) binds metadata_sha256 \(expected)")
+        }
+        if let expected = recorded.metadataCommitment {
+            if let committed {
+                if committed != expected {
+                    fail("metadata.json", "its proof facts commit to \(committed) under its commitment_salt, but \(at) binds "
+                         + "metadata_commitment \(expected)")
+                }
+            } else {
+                fail("metadata.json", "states no commitment_salt, but \(at) binds metadata_commitment \(expected)")
+            }
         }
         if let failure = checkDevice(signed, recorded: recorded, reference: reference, at: at) { fail("metadata.json", failure) }
         return Outcome(proofID: document.proofID, failures: failures)

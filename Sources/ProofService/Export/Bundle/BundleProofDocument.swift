@@ -22,6 +22,10 @@ enum BundleProofDocument {
         let metadata = proof.metadata
         var json = CanonicalJSONWriter()
         json.beginObject()
+        if let salt = proof.commitmentSalt {
+            // Only for a delivery with a data key (members sorted: commitment_salt, delivery, …).
+            json.key("commitment_salt"); json.string(salt.bytes.hexString)
+        }
         json.key("delivery")
         json.beginObject()
         json.key("address"); json.string(proof.address)

@@ -38,6 +38,8 @@ struct BundleProofReading: Sendable {
     /// `proof.png.sha256` (nil when not 64 hex digits).
     var pngSHA256: Digest32?
     var deviceSignature: DeviceSignatureMember?
+    /// `commitment_salt`: the delivery's salt, for an event that binds `metadata_commitment`.
+    var commitmentSalt: CommitmentSalt?
     /// SHA-256 of the proof facts the document states (``ProofStore/ProofFacts/digest``).
     var factsDigest: Digest32
 
@@ -48,7 +50,7 @@ struct BundleProofReading: Sendable {
     static func parse(_ bytes: some Collection<UInt8>) throws(BundleJSONError) -> BundleProofReading {
         try BundleJSONParser.read(bytes) { (json) throws(BundleJSONError) in
             var reference: String?, files: [(name: String, file: File)]?, proof: Proof?
-            var signed: DeviceSignatureMember?
+            var signed: DeviceSignatureMember?, salt: CommitmentSalt?
             try json.readObject("the document", depth: 1) { (json, name) throws(BundleJSONError) in
                 if json.token(name, is: "delivery") {
                     reference = try member(of: &json, depth: 2, "delivery", "reference") { (json) throws(BundleJSONError) in
@@ -60,6 +62,11 @@ struct BundleProofReading: Sendable {
                     proof = try Proof.read(&json)
                 } else if json.token(name, is: "device_signature") {
                     signed = try readDeviceSignature(&json)
+                } else if json.token(name, is: "commitment_salt") {
+                    guard let read = CommitmentSalt(hex: try json.readString("commitment_salt")) else {
+                        throw BundleJSONError("commitment_salt is not 64 hex digits")
+                    }
+                    salt = read
                 } else {
                     try json.skipValue(depth: 1)
                 }
@@ -69,7 +76,7 @@ struct BundleProofReading: Sendable {
             guard let proof else { throw BundleJSONError("proof is missing") }
             return BundleProofReading(deliveryReference: reference, files: files, proofID: proof.facts.proofID, reference: proof.facts.reference,
                                       originalSHA256: proof.originalSHA256, originalSize: proof.originalSize, pngSHA256: proof.pngSHA256,
-                                      deviceSignature: signed,
+                                      deviceSignature: signed, commitmentSalt: salt,
                                       factsDigest: Digest32(proof.facts.digest))
         }
     }

@@ -12,6 +12,9 @@ struct RecordedEventDigests: Sendable {
     /// Absent in events from before the facts were bound.
     var ink: Digest32?
     var metadata: Digest32?
+    /// `metadata_commitment`: the proof facts committed under the delivery's salt (events since
+    /// salted commitments, which bind no `metadata_sha256`).
+    var metadataCommitment: Digest32? = nil
     /// The device key id (lower-case) and signature (hex) of a device-signed upload's event.
     var deviceKeyID: String? = nil
     var deviceSignature: String? = nil
@@ -34,6 +37,8 @@ struct RecordedEventDigests: Sendable {
                     digests.ink = try json.readDigest("ink_sha256")
                 } else if json.token(name, is: "metadata_sha256") {
                     digests.metadata = try json.readDigest("metadata_sha256")
+                } else if json.token(name, is: "metadata_commitment") {
+                    digests.metadataCommitment = try json.readDigest("metadata_commitment")
                 } else if json.token(name, is: "proof_id") {
                     // A proof_id that is not a UUID fails the read, so the event names no proof.
                     id = try json.readUUID("proof_id")

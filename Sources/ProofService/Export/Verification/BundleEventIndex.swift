@@ -9,7 +9,8 @@ import ProofStore
 /// the event read again from its segment file, to name the file that differs. Built by
 /// ``insert(_:_:)`` while the segments are read, then sealed (``seal(duplicate:)``) before the proofs are looked up.
 struct BundleEventIndex {
-    static let hasPoints: UInt8 = 1, hasPNG: UInt8 = 2, hasInk: UInt8 = 4, hasMetadata: UInt8 = 8, hasDevice: UInt8 = 16
+    static let hasPoints: UInt8 = 1, hasPNG: UInt8 = 2, hasInk: UInt8 = 4, hasMetadata: UInt8 = 8, hasDevice: UInt8 = 16,
+                hasMetadataCommitment: UInt8 = 32
     private let table: BundleEventTable?
     /// The first failure of the temporary file, if any (the verifier reports it; the bundle is then not valid).
     private(set) var failure: BundleEventTable.Failure?
@@ -39,6 +40,7 @@ struct BundleEventIndex {
         if event.png != nil { flags |= Self.hasPNG }
         if event.ink != nil { flags |= Self.hasInk }
         if event.metadata != nil { flags |= Self.hasMetadata }
+        if event.metadataCommitment != nil { flags |= Self.hasMetadataCommitment }
         if event.deviceKeyID != nil || event.deviceSignature != nil { flags |= Self.hasDevice }
         do throws(BundleEventTable.Failure) {
             try table?.append(.init(id: id, seq: event.seq, chain: event.chain, flags: flags, binding: Self.binding(event, flags: flags)))
@@ -75,6 +77,7 @@ struct BundleEventIndex {
         if entry.flags & Self.hasPNG == 0 { claimed.png = nil }
         if entry.flags & Self.hasInk == 0 { claimed.ink = nil }
         if entry.flags & Self.hasMetadata == 0 { claimed.metadata = nil }
+        if entry.flags & Self.hasMetadataCommitment == 0 { claimed.metadataCommitment = nil }
         if entry.flags & Self.hasDevice == 0 { (claimed.deviceKeyID, claimed.deviceSignature) = (nil, nil) }
         if Self.binding(claimed, flags: entry.flags) == entry.binding { return claimed }
         return reread(id, seq: entry.seq, chain: entry.chain)
@@ -102,6 +105,7 @@ struct BundleEventIndex {
         event.png?.append(to: &bytes)
         event.ink?.append(to: &bytes)
         event.metadata?.append(to: &bytes)
+        event.metadataCommitment?.append(to: &bytes)
         if flags & hasDevice != 0 {
             bytes += (event.deviceKeyID ?? "").utf8
             bytes.append(0)
