@@ -24,6 +24,11 @@
 # same build may be given twice); ONE_ROLE_A=1 serves build A as the owner (a build from before
 # the runtime role). Each build then keeps its own cluster, migrated from its folder
 # and served with it as MIGRATIONS_DIR, and the sides do not swap.
+#
+# Deliveries get their data key as `POST /v1/deliveries` gives it (Benchmarks/seed_data_keys.py,
+# decision 0045), wrapped by a key file made for the cluster. A build from before keys were made
+# with the delivery stores its own key with the proof and refuses a delivery that has one: give it
+# SEED_KEYS_A=0 (with MIGRATIONS_A set, so that the sides do not swap).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 # wrk drives the load; a fresh machine gets it the way it gets every other package.
@@ -57,7 +62,7 @@ cluster() { COUNTERSIGN_PG_PORT=${pg_ports[$1]} COUNTERSIGN_PG_DIR="$PWD/.data/b
 cleanup() {
     for pid in "${servers[@]}"; do kill "$pid" 2>/dev/null || true; done
     for side in $(seq 1 "$sides"); do cluster "$side" stop >/dev/null 2>&1 || true; done
-    rm -f "$bodies" "${TMPDIR:-/tmp}"/countersign-compare-wrk*.out
+    rm -f "$bodies" "${TMPDIR:-/tmp}"/countersign-compare-wrk*.out "${TMPDIR:-/tmp}"/countersign-compare-keys*
 }
 trap cleanup EXIT
 python3 Benchmarks/api_load.py --mode bodies --out "$bodies" --token unused --corpus "$corpus" >&2
@@ -81,6 +86,10 @@ for side in $(seq 1 "$sides"); do
     psql -q "$url" -c "INSERT INTO deliveries (reference, recipient_name, address, destination_lat, destination_lon)
                        SELECT 'R' || r || '-' || g, 'Load Test', 'Somewhere', 52.52, 13.405
                        FROM generate_series(1, $rounds) r, generate_series(0, $((per_round - 1))) g"
+    keys="${TMPDIR:-/tmp}/countersign-compare-keys$side"
+    printf 'bench-%s %s\n' "$side" "$(openssl rand -base64 32)" > "$keys"
+    seed="SEED_KEYS_$([ "$side" = 1 ] && echo A || echo B)"
+    if [ "${!seed:-1}" = 1 ]; then python3 Benchmarks/seed_data_keys.py "$url" "$keys"; fi
     urls+=("$url")
 done
 
@@ -101,7 +110,7 @@ measure() {
         b=$(( (side - 1 + (round - 1) * swapping) % sides ))
         env DATABASE_URL="${urls[$((side - 1))]}" MIGRATIONS_DIR="${migrations[$((side - 1))]}" MIGRATE_ON_START=false \
             PORT=${http_ports[$side]} HOST=127.0.0.1 LOG_LEVEL=warning \
-            RATE_LIMIT_PER_SECOND=0 CHECKPOINT_KEY_GENERATE=true DATA_KEY_GENERATE=true DATA_DIR="${TMPDIR:-/tmp}/countersign-compare-data$side" "${binaries[$b]}" serve >"${TMPDIR:-/tmp}/countersign-compare-server$side.log" 2>&1 &
+            RATE_LIMIT_PER_SECOND=0 CHECKPOINT_KEY_GENERATE=true DATA_KEY_FILE="${TMPDIR:-/tmp}/countersign-compare-keys$side" DATA_DIR="${TMPDIR:-/tmp}/countersign-compare-data$side" "${binaries[$b]}" serve >"${TMPDIR:-/tmp}/countersign-compare-server$side.log" 2>&1 &
         servers[$side]=$!
     done
     for side in "$@"; do
