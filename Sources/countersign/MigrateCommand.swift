@@ -42,6 +42,14 @@ struct MigrateCommand: AsyncParsableCommand {
             case .passwordSet: print("runtime role: \(role.name) password set; privileges granted")
             case .existing: print("runtime role: \(role.name) privileges granted")
             }
+            // The policy is the owner's to set: the runtime role only reads it, and erases what it makes due.
+            let retention = RetentionRepository(database: database)
+            if let policy = environment.retentionPolicy {
+                let previous = try await retention.setPolicy(policy)
+                print(previous == policy ? "retention: \(policy) (unchanged)" : "retention: \(policy) (was \(previous))")
+            } else {
+                print("retention: \(try await retention.policy()) (RETENTION_DAYS not set: unchanged)")
+            }
             // Monthly partitions for the current month and three ahead; a failure is logged (error) and
             // retried by every serving replica, so it does not fail the migration.
             let partitions = PartitionMaintenance(database: database, logger: Logger(label: "countersign.partitions"))

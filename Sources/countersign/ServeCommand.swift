@@ -120,6 +120,13 @@ struct ServeCommand: AsyncParsableCommand {
         let maintenance = PartitionMaintenanceService(
             partitions, firstRunAfter: partitionsReady ? PartitionMaintenance.interval : PartitionMaintenance.retryInterval)
         var background: [any Service] = [maintenance] + (try webhookSender(configuration, database: database, logger: logger))
+        // Retention: erases only what the database's policy makes due (migration 0027).
+        let retention = RetentionRepository(database: database)
+        let policy = try await retention.policy()
+        if configuration.retentionIntervalSeconds > 0 {
+            background.append(RetentionService(retention: retention, interval: .seconds(configuration.retentionIntervalSeconds)))
+        }
+        logger.info("retention", metadata: ["policy": "\(policy)", "interval_seconds": "\(configuration.retentionIntervalSeconds)"])
         // Scheduled checkpoints, published to the witnesses (docs/audit.md, "Witnessed checkpoints").
         if configuration.checkpointIntervalSeconds > 0 {
             let publisher = CheckpointPublisher(

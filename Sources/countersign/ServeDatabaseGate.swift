@@ -30,6 +30,8 @@ enum ServeDatabaseGate {
         guard configuration.migrateOnStart else { return }
         if check.isPrivileged {
             try await MigrateCommand.migrate(database: database, directory: configuration.migrationsDirectory, logger: logger)
+            // As `migrate` does: a privileged role serving (development) also stores RETENTION_DAYS.
+            if let policy = configuration.retentionPolicy { try await RetentionRepository(database: database).setPolicy(policy) }
             return
         }
         try await refusePending(database: database, configuration: configuration, role: check.role, logger: logger)

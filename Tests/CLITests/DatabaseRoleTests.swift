@@ -39,6 +39,18 @@ struct DatabaseRoleTests {
                                                                            "MIGRATIONS_DIR": ScratchDatabase.migrationsDirectory.path], in: folder)
                 #expect(migrated.status == 0, "\(migrated.errors)")
                 #expect(migrated.output.contains("runtime role: \(scratch.runtimeRole) privileges granted"), "\(migrated.output)")
+                #expect(migrated.output.contains("retention: none (RETENTION_DAYS not set: unchanged)"), "\(migrated.output)")
+                // RETENTION_DAYS is stored by migrate, as the owner, and changed only when it differs.
+                let environment = ["MIGRATION_DATABASE_URL": scratch.ownerURL, "MIGRATIONS_DIR": ScratchDatabase.migrationsDirectory.path]
+                let retained = try await KeyCustodyTests.run(["migrate", "--runtime-role", scratch.runtimeRole],
+                                                             environment: environment.merging(["RETENTION_DAYS": "3650"]) { $1 }, in: folder)
+                #expect(retained.status == 0 && retained.output.contains("retention: 3650 days (was none)"), "\(retained.output) \(retained.errors)")
+                let again = try await KeyCustodyTests.run(["migrate", "--runtime-role", scratch.runtimeRole],
+                                                          environment: environment.merging(["RETENTION_DAYS": "3650"]) { $1 }, in: folder)
+                #expect(again.output.contains("retention: 3650 days (unchanged)"), "\(again.output)")
+                let wrong = try await KeyCustodyTests.run(["migrate", "--runtime-role", scratch.runtimeRole],
+                                                          environment: environment.merging(["RETENTION_DAYS": "0"]) { $1 }, in: folder)
+                #expect(wrong.status != 0 && wrong.errors.contains("RETENTION_DAYS"), "\(wrong.errors)")
                 let created = try await KeyCustodyTests.run(["keys", "create", "--role", "admin", "--name", "roles test"],
                                                             environment: ["DATABASE_URL": scratch.url], in: folder)
                 #expect(created.status == 0, "\(created.errors)")

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import Webhooks
+import ProofStore
 
 /// Everything `countersign serve` is configured with. Each field has an environment variable
 /// (listed in the README) and a command-line flag; flags win over the environment.
@@ -63,6 +64,12 @@ public struct ServiceConfiguration: Sendable {
     /// (`DATA_KEY_GENERATE=true`; default false: development only, `make run` sets it). Neither
     /// set: `serve` refuses to start — personal data is never stored in clear instead.
     public var generateDataKey = false
+    /// The retention policy `countersign migrate` stores (`RETENTION_DAYS`: days after a
+    /// delivery's creation, 1–36500, or `none`; unset: the stored policy stays as it is).
+    public var retentionPolicy: RetentionPolicy?
+    /// Seconds between this replica's retention runs (`RETENTION_INTERVAL_SECONDS`, default 3600;
+    /// 0: this replica runs none). The runs erase only what the database's policy makes due.
+    public var retentionIntervalSeconds = 3_600
     /// Seconds between scheduled checkpoints, signed only when a chain moved
     /// (`CHECKPOINT_INTERVAL_SECONDS`, default 60; 0 turns the schedule off).
     public var checkpointIntervalSeconds = 60
@@ -148,6 +155,19 @@ public struct ServiceConfiguration: Sendable {
         if let file = value("DATA_KEY_FILE") { configuration.dataKeyFile = file }
         if let generate = try boolean("DATA_KEY_GENERATE") { configuration.generateDataKey = generate }
         if let seconds = try integer("CHECKPOINT_INTERVAL_SECONDS", in: 0...86_400) { configuration.checkpointIntervalSeconds = seconds }
+        if let raw = value("RETENTION_DAYS") {
+            if raw.lowercased() == "none" {
+                configuration.retentionPolicy = .forever
+            } else {
+                let range = RetentionPolicy.allowedDays
+                guard let days = Int(raw), range.contains(days) else {
+                    throw ConfigurationError(variable: "RETENTION_DAYS", value: raw,
+                                             expected: "a number of days in \(range.lowerBound)...\(range.upperBound), or none")
+                }
+                configuration.retentionPolicy = .days(days)
+            }
+        }
+        if let seconds = try integer("RETENTION_INTERVAL_SECONDS", in: 0...604_800) { configuration.retentionIntervalSeconds = seconds }
         if let directory = value("CHECKPOINT_WITNESS_DIR") { configuration.checkpointWitnessDirectory = directory }
         func witnessURL(_ name: String, _ raw: String) throws -> String {
             let text = raw.trimmingCharacters(in: .whitespaces)

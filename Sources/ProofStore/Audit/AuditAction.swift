@@ -13,8 +13,12 @@ public enum AuditAction: String, Sendable, CaseIterable {
     /// A dispatcher cancelled a delivery (subject `delivery:<reference>`; details `delivery_id`, `closure_sha256`).
     case deliveryCancelled = "delivery_cancelled"
     /// A delivery's personal data was erased (subject `delivery:<reference>`; details `delivery_id`,
-    /// `rule` (`request`), `reason`): its data key destroyed, its personal facts removed (0026).
+    /// `rule` (`request`, or `retention` for the retention job, 0027), `reason`): its data key
+    /// destroyed, its personal facts removed (0026).
     case deliveryErased = "delivery_erased"
+    /// The retention policy changed (`countersign migrate` with `RETENTION_DAYS`; subject
+    /// `retention:policy`; details `days` and `previous_days`, a number or `none`).
+    case retentionPolicySet = "retention_policy_set"
     /// A legal hold was set on a delivery (subject `delivery:<reference>`; details `delivery_id`, `reason`).
     case legalHoldSet = "legal_hold_set"
     /// A delivery's legal hold was cleared (subject `delivery:<reference>`; details `delivery_id`).

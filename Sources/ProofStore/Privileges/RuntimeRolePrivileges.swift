@@ -47,6 +47,8 @@ public enum RuntimeRolePrivileges {
                why: "an upload stores its delivery's wrapped data key (0025); reads unwrap it; a wrapped key never changes (trigger)"),
         .table("delivery_legal_holds", "SELECT",
                why: "a delivery's legal hold blocks its erasure (0026); set and cleared only through the functions below"),
+        .table("retention_policy", "SELECT",
+               why: "serve reports the policy (0027); only the owner sets it (`countersign migrate`, RETENTION_DAYS)"),
         .table("device_keys", "SELECT", "INSERT",
                why: "couriers register device keys (0017; the guard admits only `registered` rows); approving and revoking: the functions below"),
         // Sequences (identity columns need no grant: INSERT on the table draws from them).
@@ -69,6 +71,8 @@ public enum RuntimeRolePrivileges {
                   why: "an admin erases a delivery's personal data (0026), as the key whose token it is given"),
         .function("countersign_set_legal_hold(text,text,text)", why: "an admin or auditor holds a delivery against erasure (0026)"),
         .function("countersign_clear_legal_hold(text,text)", why: "an admin or auditor clears a legal hold (0026)"),
+        .function("countersign_erase_expired(integer)",
+                  why: "the retention job erases what the stored policy makes due (0027): the function picks the deliveries"),
         .function("countersign_uuid_v7()", why: "deliveries.id's default (0020): creating a delivery runs it as the inserting role"),
         // Functions only the owner's objects use: triggers fire whoever writes, and the general
         // partition function may create partitions of any table for any month.
@@ -91,6 +95,8 @@ public enum RuntimeRolePrivileges {
                    why: "0026's definer functions' look-up of an admin's or auditor's key by its token"),
         .ownerOnly(.function, "countersign_guard_erasure()",
                    why: "trigger: proofs, attempts and data keys change only into their erased form, under an erased delivery"),
+        .ownerOnly(.function, "countersign_erase_personal_data(uuid,bigint,text,text,uuid)",
+                   why: "the erasure both definer functions share (0027); they run it as the owner"),
         .ownerOnly(.function, "countersign_audit_lock_chains(smallint[],integer[])", why: "not called: the append locks its chains inline"),
         .ownerOnly(.function, "countersign_ensure_monthly_partitions(regclass,integer,timestamp with time zone,timestamp with time zone)",
                    why: "migrate runs it as the owner; serving goes through countersign_maintain_partitions"),
