@@ -96,6 +96,13 @@ class ConsoleTest(FindingChecks):
     def js(self, script, *args):
         return self.driver.execute_script(script, *args)
 
+    # GET …/legal-hold answers 404 while a delivery is not held, which Chrome logs as a failed
+    # load: the data protection panel of every delivery an auditor or admin opens reads it so,
+    # and collect_console always allows it.
+    @staticmethod
+    def not_held(message):
+        return "/legal-hold" in message and "404" in message
+
     def step(self, name):
         self.collect_console(expected=None)
         self.steps.append((name, time.monotonic()))
@@ -154,7 +161,7 @@ class ConsoleTest(FindingChecks):
             if entry.get("level") != "SEVERE":
                 continue
             message = entry.get("message", "")
-            if expected and expected(message):
+            if self.not_held(message) or (expected and expected(message)):
                 allowed.append(message)
             else:
                 self.console_errors.append(f"[{self.steps[-1][0] if self.steps else 'setup'}] {message}")
@@ -570,6 +577,43 @@ class ConsoleTest(FindingChecks):
                    f"the details say when it was erased and show none of its personal data: {details!r}")
         self.check(self.by_id("detail-receipt").get_attribute("hidden") is not None, "no receipt is offered for an erased delivery")
         self.screenshot("auditor-erased-delivery")
+
+        self.step("admin holds a delivery, clears the hold and erases it from the console")
+        guarded = self.reference + "-H"
+        self.api_send("dispatcher", "POST", "/v1/deliveries",
+                      {"reference": guarded, "recipient": {"name": "Hugo Heldback"}, "address": "9 Claim Road"})
+        self.api_send("dispatcher", "POST", f"/v1/deliveries/{guarded}/cancel", {"reason": "refused at the door"})
+        self.sign_in("admin")
+        self.by_id("search-reference").clear()
+        self.by_id("search-reference").send_keys(guarded)
+        self.by_id("search-submit").click()
+        self.wait_for(lambda: self.text("protection-status").startswith("No legal hold"), "the data protection panel")
+        self.check(self.by_id("protection-erase").get_attribute("hidden") is None, "an admin is offered erasure of a closed delivery")
+        self.by_id("protection-hold-set").click()
+        self.wait_for(lambda: "Give a reason" in self.text("protection-status"), "a hold without a reason is asked for one")
+        self.by_id("protection-reason").send_keys("Claim 7")
+        self.by_id("protection-hold-set").click()
+        self.wait_for(lambda: "Under a legal hold" in self.text("protection-status"), "the hold to show")
+        self.check("Claim 7" in self.text("protection-status"), "the hold's reason is shown")
+        self.check(self.by_id("protection-erase").get_attribute("hidden") is not None, "no erasure is offered under a hold")
+        self.check_labels("data protection panel")
+        self.screenshot("admin-legal-hold")
+        self.by_id("protection-hold-clear").click()
+        self.wait_for(lambda: self.text("protection-status").startswith("No legal hold"), "the hold to be cleared")
+        self.by_id("protection-reason").send_keys("DSR-43")
+        self.by_id("protection-erase").click()
+        self.wait_for(lambda: self.by_id("protection-erase-confirm").get_attribute("hidden") is None, "the erasure's confirmation")
+        self.screenshot("admin-erase-confirm")
+        self.by_id("protection-erase-yes").click()
+        self.wait_for(lambda: "erased" in self.status("detail-status")[1], "the delivery shown erased")
+        details = self.text("detail-details")
+        self.check("Erased at" in details and "Hugo" not in details and "Claim Road" not in details,
+                   f"the erased delivery shows none of its personal data: {details!r}")
+        self.check(self.by_id("protection").get_attribute("hidden") is not None, "nothing is left to hold or erase")
+        events = json.loads(self.api("auditor", f"/v1/audit/events?subject=delivery:{guarded}")[0])
+        actions = [item["action"] for item in events["items"]]
+        self.check(all(a in actions for a in ("legal_hold_set", "legal_hold_cleared", "delivery_erased")),
+                   f"the hold, its clearing and the erasure are audit events: {actions}")
 
         self.step("done")
 

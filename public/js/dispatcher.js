@@ -2,6 +2,7 @@
 // details, create deliveries.
 import { ApiError, blob, deliveryPath, json } from './api.js';
 import { showAttempts } from './attempts.js';
+import { mountProtection, showProtection } from './protection.js';
 import { mayCreateDeliveries, mayReadPoints } from './session.js';
 import {
   REFERENCE_PATTERN, byId, clearImage, dayStart, deviceTimeNode, el, fillDetails, flagsNode, formatDistance, formatLocation,
@@ -23,6 +24,7 @@ export function mount() {
     create();
   });
   byId('detail-points').addEventListener('click', downloadPoints);
+  mountProtection(openDelivery);
   byId('create-panel').hidden = !mayCreateDeliveries();
   list(`/v1/deliveries?limit=${PAGE_SIZE}`, false);
 }
@@ -111,7 +113,7 @@ async function openDelivery(reference) {
   byId('detail-figures').hidden = true;
   clearImage(byId('detail-png'));
   clearImage(byId('detail-svg'));
-  for (const id of ['detail-map', 'detail-points-access', 'detail-receipt']) byId(id).hidden = true;
+  for (const id of ['detail-map', 'detail-points-access', 'detail-receipt', 'protection']) byId(id).hidden = true;
   setStatus(status, 'Loading…');
   article.focus();
   try {
@@ -119,6 +121,7 @@ async function openDelivery(reference) {
     const proof = delivery.proof ? await json(`${deliveryPath(reference)}/proof`) : null;
     if (token !== openToken) return;
     showDetails(delivery, proof);
+    showProtection(delivery);
     if (delivery.erased_at) {
       byId('detail-points-access').hidden = true;
       byId('detail-receipt').hidden = true;
