@@ -106,6 +106,13 @@ def facts_digest(f):
     return hashlib.sha256(out).hexdigest()
 
 
+def delivery_digest(d):
+    """delivery_sha256: the delivery facts of "What the digests cover" (reference, recipient, address, destination)."""
+    out = (text("countersign.delivery-facts/v1") + text(d["reference"]) + text(d["recipient_name"]) + text(d["address"])
+           + number(d["destination_lat"]) + number(d["destination_lon"]))
+    return hashlib.sha256(out).hexdigest()
+
+
 def facts_of_metadata(doc):
     p = doc["proof"]
     location = p.get("location") or {}
@@ -477,6 +484,7 @@ def verify_database(url, pinned, kek):
     heads = {}
     by_hash = {}
     recorded = {}
+    created = {}  # delivery id -> (event, details) of its delivery_created event
     devices = {}  # key id -> {action: (seq, details)} of its device_key_* events
     erasure_events = set()  # delivery ids of the delivery_erased events ("Erased deliveries")
     for e in events:
@@ -491,6 +499,9 @@ def verify_database(url, pinned, kek):
         if e["action"] == "proof_recorded":
             details = details_of(e["details_text"])
             recorded[details.get("proof_id")] = (e, details)
+        elif e["action"] == "delivery_created":
+            details = details_of(e["details_text"])
+            created[details.get("delivery_id")] = (e, details)
         elif e["action"] == "delivery_erased":
             erasure_events.add(details_of(e["details_text"]).get("delivery_id"))
         elif e["action"] in ("device_key_registered", "device_key_approved", "device_key_revoked"):
@@ -538,6 +549,26 @@ def verify_database(url, pinned, kek):
     wrapped_keys = {r["reference"]: r for r in rows(url, """
         SELECT d.reference::text AS reference, k.kek_id, encode(k.wrapped_key, 'hex') AS wrapped
         FROM delivery_data_keys k JOIN deliveries d ON d.id = k.delivery_id""")}
+    # Each live delivery's facts against its delivery_created event: the plain digest, or the
+    # commitment under the salt of its data key ("Salted commitments"). Erased ones have no facts left.
+    for d in rows(url, """
+        SELECT id::text AS id, reference::text AS reference, recipient_name, address, destination_lat::float8 AS destination_lat,
+            destination_lon::float8 AS destination_lon FROM deliveries WHERE erased_at IS NULL ORDER BY seq"""):
+        event = created.get(d["id"])
+        if event is None:
+            continue  # deliveries from before the audit log, or inserted without events, are not bound
+        e, details = event
+        where, at = f"delivery {d['reference']}", f"event seq {e['seq']} (chain {e['chain']})"
+        if "delivery_sha256" in details and details["delivery_sha256"] != delivery_digest(d):
+            fail(where, f"its facts do not hash to delivery_sha256 of {at}")
+        if "delivery_commitment" in details:
+            try:
+                salt = commitment_salt(unwrap_data_key(wrapped_keys.get(d["reference"]), d["reference"], kek))
+            except ValueError as problem:
+                fail(where, str(problem))
+                continue
+            if details["delivery_commitment"] != commitment(salt, delivery_digest(d)):
+                fail(where, f"its facts do not commit to delivery_commitment of {at}")
     for p in proofs:
         where = f"proof {p['proof_id']} (delivery {p['reference']})"
         event = recorded.get(p["proof_id"])

@@ -4,8 +4,8 @@
 # (`countersign export`; REF-4 device-signed; and one `--without-points`), checks that countersign_verify.py passes on them, then that it fails,
 # naming the file or event, on each tampered copy of the bundle (a changed PNG byte, a changed
 # metadata field, a removed proof, a manifest re-signed with another key, an altered event, another
-# device signature) and on the database after a proof's signer, an event and a device signature
-# were changed behind the service's back; and that the server refuses a small-order device key and
+# device signature) and on the database after a proof's signer, a recipient, an event and a device
+# signature were changed behind the service's back; and that the server refuses a small-order device key and
 # the verifier's strict Ed25519 self-test passes.
 #
 #   scripts/reference-verifier/run.sh [BINARY]     (default .build/debug/countersign)
@@ -143,6 +143,9 @@ psql -Xq "$admin_url" -v ON_ERROR_STOP=1 -c "ALTER TABLE proofs DISABLE TRIGGER 
     -c "UPDATE proofs SET signer_name = 'Mallory' WHERE delivery_id = (SELECT id FROM deliveries WHERE reference = 'REF-1')" \
     -c "ALTER TABLE proofs ENABLE TRIGGER USER"
 expect_invalid "delivery REF-1" database --database-url "$DATABASE_URL"
+# A recipient renamed by the owner: only the delivery_created event's commitment guards it.
+psql -Xq "$admin_url" -v ON_ERROR_STOP=1 -c "UPDATE deliveries SET recipient_name = 'Someone Else' WHERE reference = 'REF-2'"
+expect_invalid "delivery REF-2: its facts do not commit to delivery_commitment" database --database-url "$DATABASE_URL"
 psql -Xq "$admin_url" -v ON_ERROR_STOP=1 -c "ALTER TABLE audit_events DISABLE TRIGGER USER" \
     -c "UPDATE audit_events SET user_agent = 'forged' WHERE seq = (SELECT min(seq) FROM audit_events)" \
     -c "ALTER TABLE audit_events ENABLE TRIGGER USER"
