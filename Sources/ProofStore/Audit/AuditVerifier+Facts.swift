@@ -57,8 +57,8 @@ extension AuditVerifier {
         guard BoundFacts.binds(event.details, "delivery") else { return nil }
         let idText = event.details["delivery_id"] ?? ""
         let facts = UUID(uuidString: idText).flatMap { deliveries[$0] }
-        let (recorded, found) = facts?.compare(event.details, "delivery") ?? (event.details["delivery_commitment"]
-                                                                               ?? event.details["delivery_sha256"] ?? "", nil)
+        let recorded = BoundFacts.recorded(event.details, "delivery")
+        let found = facts?.compare(event.details, "delivery")?.found
         guard let found, found == recorded else {
             return AuditBreak(seq: event.seq, kind: .deliveryMismatch, expected: recorded,
                               found: found ?? (facts == nil ? "no delivery \(idText)" : Self.noSalt), subject: event.subject, chain: event.chain)
@@ -93,9 +93,9 @@ extension AuditVerifier {
     /// The commitment salt of the data key in `row`'s `kek_id` and `wrapped_key` (of delivery
     /// `reference`), if it has one; a key that is there needs the data key file to open.
     func salt(_ row: PostgresRow, reference: String) throws -> CommitmentSalt? {
-        guard let key = ProofRepository.key(try row.decode("kek_id"), try row.decode("wrapped_key")) else { return nil }
+        guard ProofRepository.key(try row.decode("kek_id"), try row.decode("wrapped_key")) != nil else { return nil }
         guard let sealer else { throw SealingError.notConfigured }
-        return try sealer.commitmentSalt(key, reference: reference)
+        return try sealer.commitmentSalt(row, reference: reference)
     }
 
     /// Every stored proof has exactly one `proof_recorded` event: none without (`proof_without_event`:

@@ -73,7 +73,7 @@ extension AuditVerifier {
     /// A break of `kind` unless `facts` give what the event bound under `name` (an event that
     /// binds neither a commitment nor a digest is a break too: these events always bound one).
     private func compare(_ event: AuditEvent, _ name: String, facts: BoundFacts?, kind: AuditBreak.Kind, missing: String) -> AuditBreak? {
-        let expected = event.details[name + "_commitment"] ?? event.details[name + "_sha256"] ?? ""
+        let expected = BoundFacts.recorded(event.details, name)
         let found = facts?.compare(event.details, name)?.found
         guard let found, found == expected else {
             return AuditBreak(seq: event.seq, kind: kind, expected: expected, found: found ?? (facts == nil ? missing : Self.noSalt),

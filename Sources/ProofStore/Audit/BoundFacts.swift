@@ -22,8 +22,13 @@ struct BoundFacts {
         return nil
     }
 
+    /// What an event's `details` bind under `name` (the commitment, else the digest; empty: neither).
+    static func recorded(_ details: [String: String], _ name: String) -> String {
+        details[name + "_commitment"] ?? details[name + "_sha256"] ?? ""
+    }
+
     /// Whether an event's `details` bind facts under `name` at all.
     static func binds(_ details: [String: String], _ name: String) -> Bool {
-        details[name + "_commitment"] != nil || details[name + "_sha256"] != nil
+        !recorded(details, name).isEmpty
     }
 }

@@ -76,13 +76,7 @@ public struct LifecycleRepository: Sendable {
             try await IdempotencyRepository.complete(apiKeyID: idempotency.apiKeyID, key: idempotency.key,
                                                      response: idempotency.response, in: session)
         }
-        return (try row.decode(UUID.self, "delivery_id"), try salt(row, reference: reference))
-    }
-
-    /// The commitment salt of the data key in `row`'s `kek_id` and `wrapped_key`, if it has one.
-    private func salt(_ row: PostgresRow, reference: String) throws -> CommitmentSalt? {
-        guard let key = ProofRepository.key(try row.decode("kek_id"), try row.decode("wrapped_key")) else { return nil }
-        return try sealer.commitmentSalt(key, reference: reference)
+        return (try row.decode(UUID.self, "delivery_id"), try sealer.commitmentSalt(row, reference: reference))
     }
 
     /// The details of an attempt's `delivery_attempt_recorded` event: its id, its reason and the
@@ -115,7 +109,7 @@ public struct LifecycleRepository: Sendable {
             throw Self.refusal(error) ?? error
         }
         guard let row = closed.first else { throw LifecycleError.deliveryNotFound }
-        return (try row.decode(UUID.self, "id"), try row.decode(UUID.self, "closed_by"), try salt(row, reference: reference))
+        return (try row.decode(UUID.self, "id"), try row.decode(UUID.self, "closed_by"), try sealer.commitmentSalt(row, reference: reference))
     }
 
     /// The details of a `delivery_failed` / `delivery_cancelled` event: the delivery's id and the

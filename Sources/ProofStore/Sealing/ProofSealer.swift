@@ -53,22 +53,21 @@ public struct ProofSealer: Sendable {
 
     /// A new data key for delivery `reference`, wrapped, and its commitment salt.
     public func newKey(for reference: String) throws(SealingError) -> (key: WrappedKey, salt: CommitmentSalt) {
+        let (key, wrapped) = try freshKey(for: reference)
+        return (wrapped, try CommitmentSalt(key))
+    }
+
+    /// A random data key and its wrapping for delivery `reference`.
+    private func freshKey(for reference: String) throws(SealingError) -> (DataKey, WrappedKey) {
         let key = try DataKey.random()
         let (keyID, wrapped) = try keys.keys().wrap(key, for: reference)
-        return (WrappedKey(keyID: keyID, wrapped: wrapped), try CommitmentSalt(key))
+        return (key, WrappedKey(keyID: keyID, wrapped: wrapped))
     }
 
     /// `proof`'s columns sealed under its delivery's data key `existing`, or, for a delivery that
     /// has none, under a new one wrapped for delivery `reference`.
     func seal(_ proof: NewProof, reference: String, existing: WrappedKey?) throws(SealingError) -> SealedProof {
-        let key: DataKey, wrapped: WrappedKey
-        if let existing {
-            (key, wrapped) = (try dataKey(existing, reference: reference), existing)
-        } else {
-            key = try DataKey.random()
-            let (keyID, bytes) = try keys.keys().wrap(key, for: reference)
-            wrapped = WrappedKey(keyID: keyID, wrapped: bytes)
-        }
+        let (key, wrapped) = if let existing { (try dataKey(existing, reference: reference), existing) } else { try freshKey(for: reference) }
         return SealedProof(key: wrapped, isNewKey: existing == nil, salt: try CommitmentSalt(key),
                            body: try key.seal(proof.body.bytes, .body, proof: proof.id),
                            ink: try key.seal(proof.rendering.ink, .ink, proof: proof.id),
@@ -78,6 +77,13 @@ public struct ProofSealer: Sendable {
     /// The commitment salt of the delivery `reference`, whose data key is `key`.
     public func commitmentSalt(_ key: WrappedKey, reference: String) throws(SealingError) -> CommitmentSalt {
         try CommitmentSalt(try dataKey(key, reference: reference))
+    }
+
+    /// The commitment salt of the delivery `reference` whose `delivery_data_keys` columns
+    /// `kek_id` and `wrapped_key` are in `row` (nil when it has no key).
+    func commitmentSalt(_ row: PostgresRow, reference: String) throws -> CommitmentSalt? {
+        guard let key = ProofRepository.key(try row.decode("kek_id"), try row.decode("wrapped_key")) else { return nil }
+        return try commitmentSalt(key, reference: reference)
     }
 
     /// The stored bytes of `field` of proof `proofID` (delivery `reference`) in clear: as they are
